@@ -1,0 +1,92 @@
+"""`create_app`: the FastAPI application, its routers, error handlers and lifespan."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import swagger_ui_bundle
+from fastapi import Depends, FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from pixgate.api import errors
+from pixgate.api.deps import require_json
+from pixgate.api.middleware import RequestContext
+from pixgate.api.responses import JSONResponse
+from pixgate.api.routes import ROUTERS
+from pixgate.api.routes.webhooks import register_openapi_webhooks
+from pixgate.jobs.worker import Worker
+from pixgate.runtime import Runtime, build_runtime, resolve_database_url
+from pixgate.settings import Settings
+
+DESCRIPTION = """\
+pixgate takes PIX payments (charges with BR Code / QR), sends payments to PIX keys,
+refunds, reports balances and transactions, and notifies results by webhook.
+
+Authenticate with `POST /api/auth/token` (client certificate in `X-SSL-Client-Cert`
+plus clientId/clientSecret), then send `Authorization: Bearer <token>`.
+"""
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    runtime: Runtime | None = None,
+    with_worker: bool = False,
+) -> FastAPI:
+    """Build the app; with `runtime` given (tests), the lifespan opens nothing itself."""
+    settings = settings or (runtime.settings if runtime else Settings())
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            rt = runtime
+            if rt is None:
+                url = resolve_database_url(settings)
+                rt = await stack.enter_async_context(build_runtime(settings, url))
+            app.state.runtime = rt
+            worker_task = None
+            if with_worker:
+                worker = Worker(rt)
+                worker_task = asyncio.create_task(worker.run())
+            try:
+                yield
+            finally:
+                if worker_task is not None:
+                    worker.stop()
+                    await worker_task
+
+    app = FastAPI(
+        title="pixgate",
+        version="0.1.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        default_response_class=JSONResponse,
+        docs_url=None,
+        redoc_url=None,
+        dependencies=[Depends(require_json)],
+    )
+    if runtime is not None:
+        app.state.runtime = runtime
+    errors.install(app)
+    app.add_middleware(RequestContext, max_body_bytes=settings.max_body_bytes)
+    app.mount(
+        "/_static/swagger",
+        StaticFiles(directory=swagger_ui_bundle.swagger_ui_path),
+        name="swagger",
+    )
+    for router in ROUTERS:
+        app.include_router(router)
+    register_openapi_webhooks(app)
+    return app
+
+
+def app_from_environment() -> FastAPI:
+    """uvicorn's factory for `pixgate serve`: settings from the environment the CLI prepared."""
+    from pixgate.logging import configure
+
+    settings = Settings()
+    configure(json=settings.log_json, level=settings.log_level)
+    return create_app(settings, with_worker=settings.serve_with_worker)

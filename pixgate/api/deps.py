@@ -1,0 +1,43 @@
+"""Dependencies every router shares: the runtime, the calling account, JSON bodies."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from pixgate.domain.errors import UnsupportedMediaType
+from pixgate.runtime import Runtime
+from pixgate.services import auth
+
+
+def get_runtime(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+
+
+def current_principal(request: Request, rt: RuntimeDep) -> auth.Principal:
+    return auth.authenticate(
+        rt, request.headers.get("authorization"), request.headers.get("x-ssl-client-cert")
+    )
+
+
+CurrentAccount = Annotated[auth.Principal, Depends(current_principal)]
+
+
+def require_json(request: Request) -> None:
+    """A body in another format is a clear 415, not a confusing field error."""
+    if request.method not in ("POST", "PUT", "PATCH"):
+        return
+    if getattr(request.scope.get("route"), "accepts_form", False):
+        return
+    content_type = request.headers.get("content-type", "")
+    has_body = request.headers.get("content-length", "0") != "0" or "transfer-encoding" in (
+        request.headers
+    )
+    media = content_type.split(";", 1)[0].strip().lower()
+    if has_body and media and media != "application/json" and not media.endswith("+json"):
+        raise UnsupportedMediaType(f"Content-Type {media} is not supported; use application/json")

@@ -1,0 +1,176 @@
+"""One place that turns every failure into the body of its route family (7.1).
+
+Routes of the public money family (token, cash-in, cash-out) are `EnvelopeRoute`s and
+answer the full envelope; every other route answers the simple body. The family is a
+property of the router, never decided per endpoint.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from http import HTTPStatus
+from typing import Any
+
+import structlog
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from pixgate.api.responses import JSONResponse
+from pixgate.api.schemas.errors import ErrorEnvelope
+from pixgate.domain.errors import PixgateError
+
+log = structlog.get_logger(__name__)
+
+_CODES_BY_STATUS = {
+    400: "HTTP_ERROR",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    409: "CONFLICT",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    422: "UNPROCESSABLE_ENTITY",
+    429: "RATE_LIMITED",
+    500: "INTERNAL_ERROR",
+}
+
+
+class EnvelopeRoute(APIRoute):
+    """Marks a router whose errors use the full 7.1 envelope."""
+
+    envelope = True
+
+
+def uses_envelope(request: Request) -> bool:
+    return bool(getattr(request.scope.get("route"), "envelope", False))
+
+
+def request_id(request: Request) -> str:
+    rid = getattr(request.state, "request_id", None)
+    return str(rid) if rid else str(uuid.uuid4())
+
+
+def render(
+    request: Request,
+    status: int,
+    *,
+    code: str,
+    message: str | list[str],
+    user_message: str,
+    details: dict[str, Any] | None = None,
+    business: bool = False,
+    headers: dict[str, str] | None = None,
+    simple: bool = False,
+) -> JSONResponse:
+    reason = HTTPStatus(status).phrase
+    body: dict[str, Any]
+    if uses_envelope(request) and not simple:
+        body = {
+            "statusCode": status,
+            "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+            "path": request.url.path,
+            "method": request.method,
+            "code": code,
+            "message": message,
+            "userMessage": user_message,
+            "errorId": request_id(request),
+            "error": reason,
+        }
+        if details is not None:
+            body["details"] = details
+        if business:
+            body["errorCode"] = code
+    else:
+        body = {"statusCode": status, "message": message, "error": reason}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def validation_messages(errors: list[Any]) -> list[str]:
+    """Pydantic errors as `field: reason` lines, the message array of 7.1."""
+    messages = []
+    for error in errors:
+        loc = [str(part) for part in error.get("loc", ()) if part not in ("body", "query", "path")]
+        field = ".".join(loc) or "body"
+        text = str(error.get("msg", "invalid"))
+        if error.get("type") == "json_invalid":
+            field, text = "body", "malformed JSON"
+        messages.append(f"{field}: {text}")
+    return messages
+
+
+async def on_pixgate_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, PixgateError)
+    if exc.status >= 500:
+        log.error("request.failed", code=exc.code, message=exc.message)
+    return render(
+        request,
+        exc.status,
+        code=exc.code,
+        message=exc.message,
+        user_message=exc.user_message,
+        details=exc.details,
+        business=exc.business,
+        simple=exc.simple_body,
+        headers={"WWW-Authenticate": "Bearer"} if exc.status == 401 else None,
+    )
+
+
+async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    return render(
+        request,
+        400,
+        code="HTTP_ERROR",
+        message=validation_messages(list(exc.errors())),
+        user_message="Some fields are invalid.",
+    )
+
+
+async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    status = exc.status_code
+    detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(status).phrase
+    return render(
+        request,
+        status,
+        code=_CODES_BY_STATUS.get(status, "HTTP_ERROR"),
+        message=detail,
+        user_message=HTTPStatus(status).description or detail,
+        headers=dict(exc.headers) if exc.headers else None,
+    )
+
+
+async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+    """Never a stack trace to the client; the errorId leads to it in the log."""
+    log.exception("request.crashed", error_id=request_id(request))
+    return render(
+        request,
+        500,
+        code="INTERNAL_ERROR",
+        message="Internal server error",
+        user_message="Something went wrong. Please try again.",
+    )
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(PixgateError, on_pixgate_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+    app.add_exception_handler(Exception, on_unexpected)
+
+
+def openapi_responses(*errors: type[PixgateError]) -> dict[int | str, dict[str, Any]]:
+    """`responses=` for a route, built from the error classes it can raise."""
+    by_status: dict[int, list[str]] = {}
+    for error in errors:
+        by_status.setdefault(error.status, []).append(error.code)
+    return {
+        status: {"description": "Error codes: " + ", ".join(sorted(codes)),
+                 "model": ErrorEnvelope}
+        for status, codes in by_status.items()
+    }
+

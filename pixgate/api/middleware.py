@@ -1,0 +1,87 @@
+"""Request id, structured access log and Prometheus metrics, as one pure ASGI middleware."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import structlog
+from prometheus_client import Counter, Histogram
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = structlog.get_logger("pixgate.access")
+
+REQUESTS = Counter(
+    "pixgate_requests_total", "HTTP requests", ["method", "route", "status"]
+)
+LATENCY = Histogram(
+    "pixgate_request_duration_seconds",
+    "HTTP request latency",
+    ["method", "route"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
+)
+
+
+class BodyTooLarge(HTTPException):
+    """Raised from `receive`, so the route's own error family renders it."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"request body is larger than {limit} bytes")
+
+
+class RequestContext:
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        rid = headers.get(b"x-request-id", b"").decode("latin-1")[:64] or str(uuid.uuid4())
+        scope.setdefault("state", {})["request_id"] = rid
+        structlog.contextvars.bind_contextvars(request_id=rid)
+        started = time.perf_counter()
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message.setdefault("headers", []).append((b"x-request-id", rid.encode()))
+            await send(message)
+
+        try:
+            await self.app(scope, self._limited(receive, headers), send_with_id)
+        finally:
+            elapsed = time.perf_counter() - started
+            route = getattr(scope.get("route"), "path", "unmatched")
+            REQUESTS.labels(scope["method"], route, str(status)).inc()
+            LATENCY.labels(scope["method"], route).observe(elapsed)
+            log.info(
+                "http.request",
+                method=scope["method"],
+                path=scope["path"],
+                status=status,
+                duration_ms=round(elapsed * 1000, 2),
+            )
+            structlog.contextvars.clear_contextvars()
+
+    def _limited(self, receive: Receive, headers: dict[bytes, bytes]) -> Receive:
+        limit = self.max_body_bytes
+        declared = headers.get(b"content-length", b"0")
+        received = 0
+
+        async def limited() -> Message:
+            nonlocal received
+            if declared.isdigit() and int(declared) > limit:
+                raise BodyTooLarge(limit)
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > limit:
+                raise BodyTooLarge(limit)
+            return message
+
+        return limited

@@ -1,0 +1,7 @@
+"""Every router of the API, in the order they appear in the OpenAPI document."""
+
+from fastapi import APIRouter
+
+from pixgate.api.routes import auth, balances, ops
+
+ROUTERS: list[APIRouter] = [auth.router, balances.router, ops.router]

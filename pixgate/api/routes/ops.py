@@ -1,0 +1,52 @@
+"""Operations: liveness, readiness, metrics, the token-verification keys, offline API docs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from pixgate.api.deps import RuntimeDep
+from pixgate.api.responses import JSONResponse
+
+router = APIRouter(tags=["operations"])
+
+
+@router.get("/healthz", summary="Liveness")
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@router.get("/readyz", summary="Readiness: the database answers", responses={503: {}})
+async def readyz(rt: RuntimeDep) -> JSONResponse:
+    try:
+        async with rt.db.connection() as conn:
+            await conn.fetchval("SELECT 1")
+    except Exception as exc:  # any failure to reach the database means not ready
+        return JSONResponse({"status": "unavailable", "reason": type(exc).__name__}, 503)
+    return JSONResponse({"status": "ready"})
+
+
+@router.get("/metrics", summary="Prometheus metrics", response_class=Response)
+async def metrics() -> Response:
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+@router.get("/.well-known/jwks.json", summary="Keys that verify access tokens")
+async def jwks(rt: RuntimeDep) -> dict[str, Any]:
+    return rt.signer.jwks()
+
+
+@router.get("/docs", include_in_schema=False)
+async def docs(request: Request) -> HTMLResponse:
+    """Swagger UI from the bundled assets: no CDN, so it works on a closed network."""
+    return get_swagger_ui_html(
+        openapi_url="/openapi.json",
+        title="pixgate API",
+        swagger_js_url="/_static/swagger/swagger-ui-bundle.js",
+        swagger_css_url="/_static/swagger/swagger-ui.css",
+        swagger_favicon_url="/_static/swagger/favicon-32x32.png",
+    )

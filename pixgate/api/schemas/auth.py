@@ -1,0 +1,31 @@
+"""Token endpoint bodies (4.1, 2.1)."""
+
+from __future__ import annotations
+
+import uuid
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class TokenRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    clientId: str = Field(description="UUID v4 issued with the credential")  # noqa: N815
+    clientSecret: str = Field(min_length=8, max_length=64)  # noqa: N815
+
+    @field_validator("clientId")
+    @classmethod
+    def _uuid_v4(cls, value: str) -> str:
+        try:
+            parsed = uuid.UUID(value)
+        except ValueError as exc:
+            raise ValueError("clientId must be a UUID v4") from exc
+        if parsed.version != 4 or len(value) != 36:
+            raise ValueError("clientId must be a UUID v4")
+        return value
+
+
+class TokenResponse(BaseModel):
+    access_token: str
+    token_type: str = "Bearer"
+    expires_in: int = Field(description="seconds; 1800 by default")

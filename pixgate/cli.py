@@ -1,0 +1,359 @@
+"""The `pixgate` command line: serve, worker, database, accounts, credentials, certificates, ledger.
+
+Each command goes options -> service -> Rich table or `--json`. A `PixgateError`
+prints its code and message and exits 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from pixgate.cli_webhooks import webhooks_app
+from pixgate.domain.errors import PixgateError
+from pixgate.runtime import Runtime, build_runtime, resolve_database_url
+from pixgate.settings import Settings
+
+app = typer.Typer(no_args_is_help=True, help="pixgate: a self-hostable PIX payment gateway.")
+db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
+accounts_app = typer.Typer(no_args_is_help=True, help="Accounts, balances, limits and fees.")
+credentials_app = typer.Typer(no_args_is_help=True, help="Client credentials.")
+certs_app = typer.Typer(no_args_is_help=True, help="Client certificates.")
+ledger_app = typer.Typer(no_args_is_help=True, help="The double-entry ledger.")
+app.add_typer(db_app, name="db")
+app.add_typer(accounts_app, name="accounts")
+app.add_typer(credentials_app, name="credentials")
+app.add_typer(certs_app, name="certs")
+app.add_typer(ledger_app, name="ledger")
+app.add_typer(webhooks_app, name="webhooks")
+
+console = Console()
+T = TypeVar("T")
+
+
+def database_url(settings: Settings) -> str:
+    """Resolve the database and, on the embedded default, bring its schema up to date."""
+    from pixgate.db import embedded, migrate
+
+    url = resolve_database_url(settings)
+    if settings.database_url is None:
+        asyncio.run(embedded.ensure_database(url))
+        migrate.upgrade(url)
+    return url
+
+
+def run(action: Callable[[Runtime], Awaitable[T]]) -> T:
+    """Run one service call with a runtime, turning PixgateError into exit code 1."""
+    settings = Settings()
+    url = database_url(settings)
+
+    async def main() -> T:
+        async with build_runtime(settings, url) as rt:
+            return await action(rt)
+
+    try:
+        return asyncio.run(main())
+    except PixgateError as exc:
+        message = exc.message if isinstance(exc.message, str) else "; ".join(exc.message)
+        typer.echo(f"error: {exc.code}: {message}", err=True)
+        raise typer.Exit(1) from exc
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2, default=str).decode() + "\n")
+
+
+def money(value: int | None) -> str:
+    return "-" if value is None else f"{Decimal(value) / 100:.2f}"
+
+
+# --- serving --------------------------------------------------------------------------------
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port to listen on")] = 8080,
+    no_worker: Annotated[bool, typer.Option("--no-worker", help="API only, no job worker")] = False,
+    workers: Annotated[int, typer.Option(help="API processes")] = 1,
+) -> None:
+    """Serve the API, with the job worker in-process unless --no-worker."""
+    import uvicorn
+
+    settings = Settings()
+    url = database_url(settings)
+    os.environ["PIXGATE_DATABASE_URL"] = url
+    os.environ["PIXGATE_SERVE_WITH_WORKER"] = "false" if no_worker else "true"
+    uvicorn.run(
+        "pixgate.api.app:app_from_environment",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+        access_log=False,
+        proxy_headers=True,
+    )
+
+
+@app.command()
+def worker(
+    concurrency: Annotated[int, typer.Option(help="jobs in flight at once")] = 32,
+) -> None:
+    """Run job workers only (scale-out): settlement, webhook delivery, scheduled work."""
+    from pixgate.jobs.worker import Worker
+    from pixgate.logging import configure
+
+    settings = Settings()
+    configure(json=settings.log_json, level=settings.log_level)
+
+    async def loop(rt: Runtime) -> None:
+        runner = Worker(rt, concurrency=concurrency)
+        event_loop = asyncio.get_running_loop()
+        import signal
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            event_loop.add_signal_handler(sig, runner.stop)
+        await runner.run()
+
+    run(loop)
+
+
+@db_app.command("upgrade")
+def db_upgrade(revision: Annotated[str, typer.Argument()] = "head") -> None:
+    """Apply the database migrations."""
+    from pixgate.db import embedded, migrate
+
+    settings = Settings()
+    url = resolve_database_url(settings)
+    if settings.database_url is None:
+        asyncio.run(embedded.ensure_database(url))
+    migrate.upgrade(url, revision)
+    typer.echo(f"database at {revision}")
+
+
+# --- accounts -------------------------------------------------------------------------------
+
+
+def _decimal(value: str | None, name: str) -> Decimal | None:
+    if value is None:
+        return None
+    try:
+        return Decimal(value)
+    except InvalidOperation as exc:
+        raise typer.BadParameter(f"{name} must be a decimal number") from exc
+
+
+@accounts_app.command("create")
+def accounts_create(
+    name: Annotated[str, typer.Option(help="account holder's name")],
+    document: Annotated[str | None, typer.Option(help="CPF or CNPJ")] = None,
+    balance: Annotated[str, typer.Option(help="seed balance (sandbox only)")] = "0.00",
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Create an account with a credential and a client certificate (secrets shown once)."""
+    from pixgate.services import accounts
+
+    created = run(lambda rt: accounts.create(rt, name=name, document=document, balance=balance))
+    if as_json:
+        emit_json(created.as_json())
+        return
+    console.print(f"[bold]account[/bold] {created.account_id}")
+    console.print(f"clientId      {created.client_id}")
+    console.print(f"clientSecret  {created.client_secret}  (shown once)")
+    console.print(f"fingerprint   {created.certificate_fingerprint}")
+    console.print(created.certificate_pem)
+    console.print(created.private_key_pem)
+
+
+@accounts_app.command("list")
+def accounts_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """List accounts with their balances."""
+    from pixgate.services import accounts
+
+    rows = run(accounts.list_all)
+    if as_json:
+        emit_json([_account_json(r) for r in rows])
+        return
+    table = Table("id", "name", "document", "available", "blocked")
+    for r in rows:
+        table.add_row(str(r["id"]), r["name"], r["document"] or "-", money(r["available"]),
+                      money(r["blocked"]))
+    console.print(table)
+
+
+@accounts_app.command("show")
+def accounts_show(
+    account_id: Annotated[int, typer.Argument(metavar="ID")],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Show one account: balances, limits, fees, split frequency."""
+    from pixgate.services import accounts
+
+    row = run(lambda rt: accounts.get(rt, account_id))
+    data = _account_json(row)
+    if as_json:
+        emit_json(data)
+        return
+    table = Table("field", "value")
+    for key, value in data.items():
+        table.add_row(key, orjson.dumps(value).decode() if isinstance(value, dict) else str(value))
+    console.print(table)
+
+
+@accounts_app.command("update")
+def accounts_update(
+    account_id: Annotated[int, typer.Argument(metavar="ID")],
+    transaction_limit: Annotated[str | None, typer.Option(help="per-transaction limit, BRL")] = None,
+    daily_limit: Annotated[str | None, typer.Option(help="daily limit, BRL")] = None,
+    night_limit: Annotated[str | None, typer.Option(help="20:00-06:00 limit, BRL")] = None,
+    fee: Annotated[
+        list[str] | None,
+        typer.Option(help="OPERATION=FIXED[+PERCENT%], e.g. cash_out=0.50+1%; repeatable"),
+    ] = None,
+    split_frequency: Annotated[
+        str | None, typer.Option(help="immediate, hourly or daily")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Change limits, fees and split frequency."""
+    from pixgate.domain.money import to_cents
+    from pixgate.services import accounts
+
+    changes: dict[str, Any] = {}
+    for column, value in (("transaction_limit", transaction_limit),
+                          ("daily_limit", daily_limit), ("night_limit", night_limit)):
+        amount = _decimal(value, column)
+        if amount is not None:
+            changes[column] = to_cents(amount)
+    if split_frequency is not None:
+        if split_frequency not in ("immediate", "hourly", "daily"):
+            raise typer.BadParameter("split frequency is immediate, hourly or daily")
+        changes["split_frequency"] = split_frequency
+
+    async def apply(rt: Runtime) -> Any:
+        if fee:
+            current = dict((await accounts.get(rt, account_id))["fees"])
+            current.update(_parse_fees(fee))
+            changes["fees"] = current
+        return await accounts.update(rt, account_id, changes)
+
+    row = run(apply)
+    if as_json:
+        emit_json(_account_json(row))
+    else:
+        console.print(f"account {account_id} updated")
+
+
+def _parse_fees(items: list[str]) -> dict[str, dict[str, str]]:
+    fees: dict[str, dict[str, str]] = {}
+    for item in items:
+        operation, _, spec = item.partition("=")
+        fixed, _, percent = spec.partition("+")
+        fixed_value = _decimal(fixed or "0", "fee")
+        percent_value = _decimal(percent.rstrip("%") or "0", "fee percent")
+        if not operation or fixed_value is None or percent_value is None:
+            raise typer.BadParameter("fee is OPERATION=FIXED[+PERCENT%]")
+        fees[operation] = {"fixed": f"{fixed_value:.2f}", "percent": str(percent_value)}
+    return fees
+
+
+def _account_json(row: Any) -> dict[str, Any]:
+    return {
+        "accountId": row["id"],
+        "name": row["name"],
+        "document": row["document"],
+        "available": money(row["available"]),
+        "blocked": money(row["blocked"]),
+        "transactionLimit": money(row["transaction_limit"]),
+        "dailyLimit": money(row["daily_limit"]),
+        "nightLimit": money(row["night_limit"]),
+        "fees": row["fees"],
+        "splitFrequency": row["split_frequency"],
+    }
+
+
+# --- credentials and certificates ----------------------------------------------------------
+
+
+@credentials_app.command("create")
+def credentials_create(
+    account: Annotated[int, typer.Option(help="account id")],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Create another credential for an account (the secret is shown once)."""
+    from pixgate.services import accounts
+
+    created = run(lambda rt: accounts.create_credential(rt, account))
+    data = {"accountId": created.account_id, "clientId": created.client_id,
+            "clientSecret": created.client_secret}
+    if as_json:
+        emit_json(data)
+    else:
+        console.print(f"clientId {created.client_id}\nclientSecret {created.client_secret}")
+
+
+@credentials_app.command("revoke")
+def credentials_revoke(client_id: Annotated[str, typer.Argument(metavar="CLIENT_ID")]) -> None:
+    """Revoke a credential: no new token can be issued with it."""
+    from pixgate.services import accounts
+
+    run(lambda rt: accounts.revoke_credential(rt, client_id))
+    typer.echo(f"credential {client_id} revoked")
+
+
+@certs_app.command("register")
+def certs_register(
+    account: Annotated[int, typer.Option(help="account id")],
+    pem: Annotated[Path, typer.Option(help="PEM file of the certificate", exists=True)],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Register a client certificate for an account; prints its SHA-256 fingerprint."""
+    from pixgate.services import accounts
+
+    text = pem.read_text()
+    fingerprint = run(lambda rt: accounts.register_certificate(rt, account, text))
+    if as_json:
+        emit_json({"accountId": account, "certificateFingerprint": fingerprint})
+    else:
+        typer.echo(fingerprint)
+
+
+@certs_app.command("revoke")
+def certs_revoke(fingerprint: Annotated[str, typer.Argument(metavar="FINGERPRINT")]) -> None:
+    """Revoke a certificate (any case, colons allowed)."""
+    from pixgate.services import accounts
+
+    normalized = run(lambda rt: accounts.revoke_certificate(rt, fingerprint))
+    typer.echo(f"certificate {normalized} revoked")
+
+
+# --- ledger ---------------------------------------------------------------------------------
+
+
+@ledger_app.command("verify")
+def ledger_verify() -> None:
+    """Check that every balance equals its journal and every entry balances; exit 1 if not."""
+    from pixgate.ledger import verify
+
+    async def check(rt: Runtime) -> list[str]:
+        async with rt.db.connection() as conn:
+            return await verify.problems(conn)
+
+    found = run(check)
+    for problem in found:
+        typer.echo(problem)
+    if found:
+        raise typer.Exit(1)
+    typer.echo("ledger balances")
+

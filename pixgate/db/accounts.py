@@ -1,0 +1,46 @@
+"""Account rows: identity, balances, limits, fees."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncpg
+
+from pixgate.db.pool import Connection
+
+EDITABLE = ("transaction_limit", "daily_limit", "night_limit", "fees", "split_frequency")
+
+
+async def insert(conn: Connection, *, name: str, document: str | None) -> int:
+    account_id: int = await conn.fetchval(
+        "INSERT INTO accounts (name, document) VALUES ($1, $2) RETURNING id", name, document
+    )
+    return account_id
+
+
+async def get(conn: Connection, account_id: int) -> asyncpg.Record | None:
+    return await conn.fetchrow("SELECT * FROM accounts WHERE id = $1", account_id)
+
+
+async def list_all(conn: Connection) -> list[asyncpg.Record]:
+    return await conn.fetch("SELECT * FROM accounts ORDER BY id")
+
+
+async def update(conn: Connection, account_id: int, changes: dict[str, Any]) -> bool:
+    """Change the editable settings; column names come from EDITABLE only, never from input."""
+    columns = [c for c in EDITABLE if c in changes]
+    if not columns:
+        return await get(conn, account_id) is not None
+    assignments = ", ".join(f"{column} = ${i + 2}" for i, column in enumerate(columns))
+    status = await conn.execute(
+        f"UPDATE accounts SET {assignments} WHERE id = $1",  # noqa: S608 - names are constants
+        account_id,
+        *(changes[c] for c in columns),
+    )
+    return bool(status == "UPDATE 1")
+
+
+async def balance(conn: Connection, account_id: int) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "SELECT available, blocked FROM accounts WHERE id = $1", account_id
+    )

@@ -1,0 +1,85 @@
+"""Client credentials (clientId + keyed hash of clientSecret) and client certificates."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import UUID
+
+import asyncpg
+
+from pixgate.db.pool import Connection
+
+
+async def insert_credential(
+    conn: Connection, *, client_id: UUID, account_id: int, secret_hash: bytes
+) -> None:
+    await conn.execute(
+        "INSERT INTO credentials (client_id, account_id, secret_hash) VALUES ($1, $2, $3)",
+        client_id,
+        account_id,
+        secret_hash,
+    )
+
+
+async def active_credential(conn: Connection, client_id: UUID) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "SELECT client_id, account_id, secret_hash FROM credentials "
+        "WHERE client_id = $1 AND revoked_at IS NULL",
+        client_id,
+    )
+
+
+async def revoke_credential(conn: Connection, client_id: UUID) -> bool:
+    status = await conn.execute(
+        "UPDATE credentials SET revoked_at = now() WHERE client_id = $1 AND revoked_at IS NULL",
+        client_id,
+    )
+    return bool(status == "UPDATE 1")
+
+
+async def insert_certificate(
+    conn: Connection,
+    *,
+    fingerprint: str,
+    account_id: int,
+    pem: str,
+    subject: str,
+    not_before: datetime,
+    not_after: datetime,
+) -> bool:
+    """Register a certificate; False if that fingerprint is already registered."""
+    row = await conn.fetchval(
+        """
+        INSERT INTO certificates (fingerprint, account_id, pem, subject, not_before, not_after)
+        VALUES ($1, $2, $3, $4, $5, $6)
+        ON CONFLICT (fingerprint) DO NOTHING
+        RETURNING fingerprint
+        """,
+        fingerprint,
+        account_id,
+        pem,
+        subject,
+        not_before,
+        not_after,
+    )
+    return row is not None
+
+
+async def active_certificate(conn: Connection, fingerprint: str) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "SELECT fingerprint, account_id FROM certificates "
+        "WHERE fingerprint = $1 AND revoked_at IS NULL",
+        fingerprint,
+    )
+
+
+async def revoke_certificate(conn: Connection, fingerprint: str) -> bool:
+    status = await conn.execute(
+        "UPDATE certificates SET revoked_at = now() WHERE fingerprint = $1 AND revoked_at IS NULL",
+        fingerprint,
+    )
+    return bool(status == "UPDATE 1")
+
+
+async def account_exists(conn: Connection, account_id: int) -> bool:
+    return bool(await conn.fetchval("SELECT 1 FROM accounts WHERE id = $1", account_id))

@@ -1,0 +1,100 @@
+"""Job rows: enqueued inside the caller's transaction (the outbox), claimed with SKIP LOCKED."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+from pixgate.db.pool import Connection
+
+CHANNEL = "pixgate_jobs"
+
+
+async def enqueue(
+    conn: Connection,
+    kind: str,
+    *,
+    run_at: datetime | None = None,
+    max_attempts: int = 25,
+    **args: Any,
+) -> int:
+    """Insert a job in the caller's transaction; NOTIFY wakes workers when it commits."""
+    job_id: int = await conn.fetchval(
+        """
+        WITH job AS (
+            INSERT INTO jobs (kind, args, run_at, max_attempts)
+            VALUES ($1, $2, coalesce($3, now()), $4)
+            RETURNING id
+        )
+        SELECT id FROM job, pg_notify($5, $1)
+        """,
+        kind,
+        args,
+        run_at,
+        max_attempts,
+        CHANNEL,
+    )
+    return job_id
+
+
+async def claim(
+    conn: Connection, *, worker: str, limit: int, lease_seconds: float, kinds: list[str] | None
+) -> list[asyncpg.Record]:
+    """Take due jobs, and jobs whose worker's lease expired (that worker died)."""
+    return await conn.fetch(
+        """
+        UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
+                        locked_until = now() + make_interval(secs => $3)
+        WHERE id IN (
+            SELECT id FROM jobs
+            WHERE ((status = 'queued' AND run_at <= now())
+                   OR (status = 'running' AND locked_until < now()))
+              AND ($4::text[] IS NULL OR kind = ANY($4))
+            ORDER BY run_at
+            LIMIT $2
+            FOR UPDATE SKIP LOCKED
+        )
+        RETURNING id, kind, args, attempts, max_attempts
+        """,
+        worker,
+        limit,
+        lease_seconds,
+        kinds,
+    )
+
+
+async def finish(conn: Connection, job_id: int, worker: str) -> None:
+    await conn.execute(
+        "UPDATE jobs SET status = 'done', finished_at = now(), locked_until = NULL "
+        "WHERE id = $1 AND locked_by = $2",
+        job_id,
+        worker,
+    )
+
+
+async def reschedule(
+    conn: Connection, job_id: int, worker: str, *, delay_seconds: float, error: str, final: bool
+) -> None:
+    await conn.execute(
+        """
+        UPDATE jobs SET status = CASE WHEN $5 THEN 'failed' ELSE 'queued' END,
+                        run_at = now() + make_interval(secs => $3), last_error = $4,
+                        locked_until = NULL,
+                        finished_at = CASE WHEN $5 THEN now() END
+        WHERE id = $1 AND locked_by = $2
+        """,
+        job_id,
+        worker,
+        delay_seconds,
+        error[:2000],
+        final,
+    )
+
+
+async def next_run_at(conn: Connection) -> datetime | None:
+    value: datetime | None = await conn.fetchval(
+        "SELECT min(run_at) FROM jobs WHERE status = 'queued'"
+    )
+    return value

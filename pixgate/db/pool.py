@@ -1,0 +1,66 @@
+"""The asyncpg pool and the two ways services use it: a transaction, or a plain read."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
+
+import asyncpg
+import orjson
+
+if TYPE_CHECKING:
+    Connection: TypeAlias = asyncpg.Connection[asyncpg.Record]
+    Pool: TypeAlias = asyncpg.Pool[asyncpg.Record]
+else:
+    Connection = asyncpg.Connection
+    Pool = asyncpg.Pool
+
+
+async def _init_connection(conn: Connection) -> None:
+    """jsonb columns come and go as Python objects, encoded by orjson (fast, strict)."""
+    await conn.set_type_codec(
+        "jsonb",
+        encoder=lambda v: b"\x01" + orjson.dumps(v),
+        decoder=lambda b: orjson.loads(b[1:]),
+        schema="pg_catalog",
+        format="binary",
+    )
+
+
+class Database:
+    """Owns the pool; `begin()` is the unit of work every service function opens once."""
+
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+
+    @classmethod
+    async def connect(cls, dsn: str, *, min_size: int = 2, max_size: int = 20) -> Database:
+        pool = await asyncpg.create_pool(
+            dsn,
+            min_size=min_size,
+            max_size=max_size,
+            init=_init_connection,
+            statement_cache_size=512,
+        )
+        assert pool is not None
+        return cls(pool)
+
+    @asynccontextmanager
+    async def begin(self) -> AsyncIterator[Connection]:
+        """A connection inside a transaction: committed on exit, rolled back on error."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            yield conn
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[Connection]:
+        """A connection for reads that need no transaction."""
+        async with self.pool.acquire() as conn:
+            yield conn
+
+    async def fetchrow(self, query: str, *args: Any) -> asyncpg.Record | None:
+        return await self.pool.fetchrow(query, *args)
+
+    async def close(self) -> None:
+        await self.pool.close()

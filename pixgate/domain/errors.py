@@ -1,0 +1,254 @@
+"""Every error the gateway can answer, one class per spec code.
+
+Services raise these; `pixgate.api.errors` renders them in the envelope of the
+route's family. `code` is the machine-readable value integrators branch on.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class PixgateError(Exception):
+    code: ClassVar[str] = "INTERNAL_ERROR"
+    status: ClassVar[int] = 500
+    user_message: ClassVar[str] = "Something went wrong. Please try again."
+    business: ClassVar[bool] = True
+    """Business errors carry `errorCode` (equal to `code`) in the 7.1 envelope."""
+    simple_body: ClassVar[bool] = False
+    """Answered with the simple body even on envelope routes (bearer failures, 5)."""
+
+    def __init__(
+        self,
+        message: str | list[str] | None = None,
+        *,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        self.message: str | list[str] = message if message is not None else self.user_message
+        self.details = details
+        super().__init__(self.message if isinstance(self.message, str) else "; ".join(self.message))
+
+
+# --- generic -----------------------------------------------------------------------------
+
+
+class ValidationFailed(PixgateError):
+    code, status = "HTTP_ERROR", 400
+    user_message = "Some fields are invalid."
+    business = False
+
+
+class NotFound(PixgateError):
+    code, status = "NOT_FOUND", 404
+    user_message = "Resource not found."
+    business = False
+
+
+class Conflict(PixgateError):
+    code, status = "CONFLICT", 409
+    user_message = "The resource already exists."
+    business = False
+
+
+class Unprocessable(PixgateError):
+    code, status = "UNPROCESSABLE_ENTITY", 422
+    user_message = "The request could not be processed."
+    business = False
+
+
+class Unauthorized(PixgateError):
+    code, status = "UNAUTHORIZED", 401
+    user_message = "Authentication required."
+    business = False
+    simple_body = True
+
+
+class RateLimited(PixgateError):
+    code, status = "RATE_LIMITED", 429
+    user_message = "Too many requests. Try again later."
+    business = False
+
+
+class PayloadTooLarge(PixgateError):
+    code, status = "PAYLOAD_TOO_LARGE", 413
+    user_message = "The request body is too large."
+    business = False
+
+
+class UnsupportedMediaType(PixgateError):
+    code, status = "UNSUPPORTED_MEDIA_TYPE", 415
+    user_message = "Send the body as application/json."
+    business = False
+
+
+class ProviderUnavailable(PixgateError):
+    code, status = "PROVIDER_UNAVAILABLE", 500
+    user_message = "The payment provider could not be reached. Please retry."
+
+
+class ProviderExpirationBelowMinimum(PixgateError):
+    code, status = "PROVIDER_EXPIRATION_BELOW_MINIMUM", 400
+    user_message = "The expiration time is below the provider's minimum."
+
+
+class SandboxScenarioUnknown(PixgateError):
+    code, status = "SANDBOX_SCENARIO_UNKNOWN", 400
+    user_message = "Unknown X-Sandbox-Scenario value."
+
+
+# --- token endpoint (7.2) ----------------------------------------------------------------
+
+
+class CertHeaderMissing(PixgateError):
+    code, status = "PUB_CERT_HEADER_MISSING", 400
+    user_message = "The client certificate was not presented."
+
+
+class CertMalformedPem(PixgateError):
+    code, status = "PUB_CERT_MALFORMED_PEM", 400
+    user_message = "The client certificate could not be read."
+
+
+class RequestBodyInvalid(PixgateError):
+    code, status = "PUB_REQUEST_BODY_INVALID", 400
+    user_message = "The request body is invalid."
+
+
+class CertNotYetValid(PixgateError):
+    code, status = "PUB_CERT_NOT_YET_VALID", 401
+    user_message = "The client certificate is not valid yet."
+
+
+class CertExpired(PixgateError):
+    code, status = "PUB_CERT_EXPIRED", 401
+    user_message = "The client certificate has expired."
+
+
+class CertNotRegistered(PixgateError):
+    code, status = "PUB_CERT_NOT_REGISTERED", 401
+    user_message = "The client certificate is not registered."
+
+
+class InvalidCredentials(PixgateError):
+    code, status = "PUB_INVALID_CREDENTIALS", 401
+    user_message = "Invalid client credentials."
+
+
+class CertNotAuthorizedForAccount(PixgateError):
+    code, status = "PUB_CERT_NOT_AUTHORIZED_FOR_ACCOUNT", 403
+    user_message = "The client certificate does not belong to this account."
+
+
+class AuthUpstreamError(PixgateError):
+    code, status = "PUB_AUTH_UPSTREAM_ERROR", 502
+    user_message = "Authentication failed upstream."
+
+
+class AuthUpstreamUnavailable(PixgateError):
+    code, status = "PUB_AUTH_UPSTREAM_UNAVAILABLE", 503
+    user_message = "Authentication is temporarily unavailable. Retry with backoff."
+
+
+class UnsupportedGrantType(PixgateError):
+    code, status = "PUB_UNSUPPORTED_GRANT_TYPE", 400
+    user_message = "Only grant_type=client_credentials is supported."
+
+
+# --- cash-out (7.3) ----------------------------------------------------------------------
+
+
+class InsufficientBalance(PixgateError):
+    code, status = "PIX_INSUFFICIENT_BALANCE", 400
+    user_message = "Insufficient balance for this operation."
+
+
+class TransactionLimitExceeded(PixgateError):
+    code, status = "PIX_TRANSACTION_LIMIT_EXCEEDED", 400
+    user_message = "The amount is above the per-transaction limit."
+
+
+class DailyLimitExceeded(PixgateError):
+    code, status = "PIX_DAILY_LIMIT_EXCEEDED", 400
+    user_message = "The daily limit has been reached."
+
+
+class NightLimitExceeded(PixgateError):
+    code, status = "PIX_NIGHT_LIMIT_EXCEEDED", 400
+    user_message = "The nighttime limit (20:00 to 06:00) has been reached."
+
+
+class InvalidAmount(PixgateError):
+    code, status = "PIX_INVALID_AMOUNT", 400
+    user_message = "The amount must be at least 0.01 with at most 2 decimal places."
+
+
+class InvalidPixKey(PixgateError):
+    code, status = "PIX_INVALID_PIX_KEY", 400
+    user_message = "The PIX key does not match its key type."
+
+
+class DuplicateExternalId(PixgateError):
+    code, status = "PIX_DUPLICATE_EXTERNAL_ID", 400
+    user_message = "This externalId was already used."
+
+
+# --- webhooks (4.9, 4.11) ----------------------------------------------------------------
+
+
+class InvalidWebhookConfig(PixgateError):
+    code, status = "WEBHOOK_INVALID_CONFIGURATION", 400
+    user_message = "The webhook configuration is invalid."
+    business = False
+
+
+class UnsafeWebhookDestination(PixgateError):
+    code, status = "WEBHOOK_UNSAFE_DESTINATION", 400
+    user_message = "Webhook URLs must be public HTTPS addresses."
+    business = False
+
+
+class WebhookLimitReached(PixgateError):
+    code, status = "WEBHOOK_LIMIT_REACHED", 400
+    user_message = "An event type holds at most 3 active webhook URLs."
+    business = False
+
+
+class NoWebhookDestination(PixgateError):
+    code, status = "WEBHOOK_NO_DESTINATION", 400
+    user_message = "No URL was given and no webhook is configured for this event type."
+    business = False
+
+
+# --- DICT transfer (4.13; simple body, 422s of 7.5) --------------------------------------
+
+
+class DictKeyNotFound(PixgateError):
+    code, status = "DICT_KEY_NOT_FOUND", 422
+    user_message = "The PIX key is not registered in the DICT."
+    business = False
+
+
+class IspbDenied(PixgateError):
+    code, status = "DICT_ISPB_DENIED", 422
+    user_message = "The key's institution is in ispbDeny."
+    business = False
+
+
+class DictTransferInsufficientBalance(PixgateError):
+    code, status = "DICT_INSUFFICIENT_BALANCE", 422
+    user_message = "Insufficient balance for this transfer."
+    business = False
+
+
+class IdempotencyKeyReused(PixgateError):
+    """The IETF Idempotency-Key draft's answer to a key reused with another payload."""
+
+    code, status = "IDEMPOTENCY_KEY_REUSED", 422
+    user_message = "This idempotency key was already used with a different request."
+    business = False
+
+
+ALL_ERRORS: tuple[type[PixgateError], ...] = tuple(
+    cls for cls in list(globals().values())
+    if isinstance(cls, type) and issubclass(cls, PixgateError)
+)

@@ -1,0 +1,112 @@
+"""Access tokens: EdDSA-signed JWTs bound to the client certificate (RFC 8705).
+
+Only EdDSA is accepted on verification, so `alg: none` and algorithm confusion are
+refused by construction.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import jwt
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+    load_pem_private_key,
+)
+
+ALGORITHM = "EdDSA"
+
+
+class InvalidToken(Exception):
+    """Any reason a bearer token is not accepted; the reason goes to logs, not clients."""
+
+
+@dataclass(frozen=True, slots=True)
+class TokenClaims:
+    client_id: str
+    account_id: int
+    thumbprint: str
+    expires_at: int
+
+
+class TokenSigner:
+    """Holds the key pair; the public half is cached so verification costs one signature check."""
+
+    def __init__(self, private_key: Ed25519PrivateKey, *, issuer: str, audience: str) -> None:
+        self._private = private_key
+        self._public: Ed25519PublicKey = private_key.public_key()
+        raw = self._public.public_bytes(Encoding.Raw, PublicFormat.Raw)
+        self.kid = base64.urlsafe_b64encode(hashlib.sha256(raw).digest()[:12]).decode()
+        self._raw_public = raw
+        self.issuer = issuer
+        self.audience = audience
+
+    @staticmethod
+    def generate_pem() -> str:
+        key = Ed25519PrivateKey.generate()
+        return key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()).decode()
+
+    @classmethod
+    def from_pem(cls, pem: str, *, issuer: str, audience: str) -> TokenSigner:
+        key = load_pem_private_key(pem.encode(), password=None)
+        if not isinstance(key, Ed25519PrivateKey):
+            raise ValueError("the JWT signing key must be an Ed25519 private key")
+        return cls(key, issuer=issuer, audience=audience)
+
+    def issue(
+        self, *, client_id: str, account_id: int, thumbprint: str, now: datetime, ttl: int
+    ) -> str:
+        iat = int(now.timestamp())
+        claims = {
+            "iss": self.issuer,
+            "aud": self.audience,
+            "sub": client_id,
+            "acc": account_id,
+            "iat": iat,
+            "nbf": iat,
+            "exp": iat + ttl,
+            "jti": str(uuid.uuid4()),
+            "cnf": {"x5t#S256": thumbprint},
+        }
+        return jwt.encode(claims, self._private, algorithm=ALGORITHM, headers={"kid": self.kid})
+
+    def verify(self, token: str) -> TokenClaims:
+        try:
+            claims: dict[str, Any] = jwt.decode(
+                token,
+                self._public,
+                algorithms=[ALGORITHM],
+                audience=self.audience,
+                issuer=self.issuer,
+                options={"require": ["exp", "iat", "sub", "aud", "iss", "jti"]},
+            )
+            thumbprint = claims["cnf"]["x5t#S256"]
+            account_id = claims["acc"]
+        except (jwt.PyJWTError, KeyError, TypeError) as exc:
+            raise InvalidToken(str(exc)) from exc
+        if not isinstance(account_id, int) or not isinstance(thumbprint, str):
+            raise InvalidToken("malformed claims")
+        return TokenClaims(
+            client_id=str(claims["sub"]),
+            account_id=account_id,
+            thumbprint=thumbprint,
+            expires_at=int(claims["exp"]),
+        )
+
+    def jwks(self) -> dict[str, Any]:
+        x = base64.urlsafe_b64encode(self._raw_public).rstrip(b"=").decode()
+        return {
+            "keys": [
+                {"kty": "OKP", "crv": "Ed25519", "x": x, "kid": self.kid, "alg": ALGORITHM,
+                 "use": "sig"}
+            ]
+        }

@@ -1,0 +1,170 @@
+"""The job worker: wakes on NOTIFY, claims due jobs with SKIP LOCKED, runs them concurrently.
+
+A job that raises is retried with exponential backoff and jitter; a job whose worker
+died is retaken when its lease expires. Handlers must be idempotent (they re-check
+state), because a job can run twice when a worker dies after the effect but before
+marking it done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import socket
+import uuid
+from datetime import UTC, datetime
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from pixgate.db import jobs as job_rows
+from pixgate.jobs.registry import HANDLERS, Retry, load_handlers, run_handler
+
+if TYPE_CHECKING:
+    import asyncpg
+
+    from pixgate.runtime import Runtime
+
+log = structlog.get_logger(__name__)
+
+IDLE_POLL_SECONDS = 1.0
+
+
+def backoff(attempt: int) -> float:
+    """5 s, 10 s, 20 s ... capped at 1 h, with +-20 % jitter so retries do not stampede."""
+    base = min(5.0 * 2 ** (attempt - 1), 3600.0)
+    return base * random.uniform(0.8, 1.2)
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+async def run_once(
+    rt: Runtime, *, worker: str | None = None, limit: int = 50, kinds: list[str] | None = None
+) -> int:
+    """Claim and run one batch of due jobs; returns how many ran. Tests drive this directly."""
+    load_handlers()
+    name = worker or worker_name()
+    async with rt.db.begin() as conn:
+        claimed = await job_rows.claim(
+            conn, worker=name, limit=limit, lease_seconds=rt.settings.job_lease_seconds,
+            kinds=kinds
+        )
+    await asyncio.gather(*(_run_one(rt, name, row) for row in claimed))
+    return len(claimed)
+
+
+async def drain(rt: Runtime, *, kinds: list[str] | None = None, rounds: int = 100) -> int:
+    """Run due jobs until none is left (jobs that enqueue jobs included); for tests and CLI."""
+    total = 0
+    for _ in range(rounds):
+        ran = await run_once(rt, kinds=kinds)
+        if ran == 0:
+            break
+        total += ran
+    return total
+
+
+async def _run_one(rt: Runtime, worker: str, row: asyncpg.Record) -> None:
+    kind: str = row["kind"]
+    args: dict[str, Any] = row["args"]
+    attempts: int = row["attempts"]
+    bound = log.bind(job_id=row["id"], kind=kind, attempt=attempts)
+    if kind not in HANDLERS:
+        async with rt.db.begin() as conn:
+            await job_rows.reschedule(
+                conn, row["id"], worker, delay_seconds=0, error=f"no handler for {kind}", final=True
+            )
+        bound.error("job.unknown_kind")
+        return
+    try:
+        await run_handler(rt, kind, args)
+    except Retry as retry:
+        async with rt.db.begin() as conn:
+            await job_rows.reschedule(
+                conn, row["id"], worker, delay_seconds=retry.after, error=str(retry),
+                final=attempts >= row["max_attempts"],
+            )
+        return
+    except Exception as exc:
+        final = attempts >= row["max_attempts"]
+        bound.exception("job.failed", final=final)
+        async with rt.db.begin() as conn:
+            await job_rows.reschedule(
+                conn, row["id"], worker, delay_seconds=backoff(attempts),
+                error=f"{type(exc).__name__}: {exc}", final=final,
+            )
+        return
+    async with rt.db.begin() as conn:
+        await job_rows.finish(conn, row["id"], worker)
+
+
+class Worker:
+    """A long-running loop; several run side by side in one or many processes."""
+
+    def __init__(self, rt: Runtime, *, concurrency: int = 32) -> None:
+        self.rt = rt
+        self.name = worker_name()
+        self.concurrency = concurrency
+        self._wake = asyncio.Event()
+        self._stopping = asyncio.Event()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+
+    async def run(self) -> None:
+        load_handlers()
+        listener = await self.rt.db.pool.acquire()
+        inflight: set[asyncio.Task[None]] = set()
+        try:
+            await listener.add_listener(job_rows.CHANNEL, self._on_notify)
+            log.info("worker.started", worker=self.name)
+            while not self._stopping.is_set():
+                self._wake.clear()
+                free = self.concurrency - len(inflight)
+                if free > 0 and await self._claim_into(inflight, free):
+                    continue
+                await self._sleep_until_work()
+            await asyncio.gather(*inflight, return_exceptions=True)
+        finally:
+            with contextlib.suppress(Exception):
+                await listener.remove_listener(job_rows.CHANNEL, self._on_notify)
+            await self.rt.db.pool.release(listener)
+            log.info("worker.stopped", worker=self.name)
+
+    async def _claim_into(self, inflight: set[asyncio.Task[None]], free: int) -> bool:
+        """Start up to `free` jobs; each finished job wakes the loop to claim the next."""
+        async with self.rt.db.begin() as conn:
+            claimed = await job_rows.claim(
+                conn, worker=self.name, limit=free,
+                lease_seconds=self.rt.settings.job_lease_seconds, kinds=None
+            )
+        for row in claimed:
+            task = asyncio.create_task(_run_one(self.rt, self.name, row))
+            inflight.add(task)
+            task.add_done_callback(self._on_done(inflight))
+        return bool(claimed)
+
+    def _on_done(self, inflight: set[asyncio.Task[None]]) -> Callable[[asyncio.Task[None]], None]:
+        def done(task: asyncio.Task[None]) -> None:
+            inflight.discard(task)
+            self._wake.set()
+
+        return done
+
+    def _on_notify(self, *_: object) -> None:
+        self._wake.set()
+
+    async def _sleep_until_work(self) -> None:
+        async with self.rt.db.connection() as conn:
+            next_at = await job_rows.next_run_at(conn)
+        timeout = IDLE_POLL_SECONDS
+        if next_at is not None:
+            timeout = max(0.0, min(timeout, (next_at - datetime.now(UTC)).total_seconds()))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), timeout)

@@ -1,0 +1,65 @@
+"""The composition root: one `Runtime` serves the API, the worker and the CLI.
+
+Nothing connects at import time; `build_runtime` opens the pool, makes sure the
+gateway's own keys exist, and closes everything on exit.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+from pixgate.clock import Clock
+from pixgate.db import embedded, server_keys
+from pixgate.db.pool import Database
+from pixgate.domain.tokens import TokenSigner
+from pixgate.settings import Settings
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    db: Database
+    signer: TokenSigner
+    secret_hash_key: bytes
+    clock: Clock = field(default_factory=Clock)
+
+
+def resolve_database_url(settings: Settings) -> str:
+    """The configured server, or the embedded one (started or joined) when none is set."""
+    if settings.database_url:
+        return settings.database_url
+    return embedded.start(settings.data_dir)
+
+
+async def load_keys(db: Database, settings: Settings) -> tuple[TokenSigner, bytes]:
+    """Configured keys win; otherwise they are generated once and kept in the database."""
+    async with db.begin() as conn:
+        if settings.jwt_private_key is not None:
+            jwt_pem = settings.jwt_private_key.get_secret_value()
+        else:
+            jwt_pem = await server_keys.get_or_create(conn, "jwt_ed25519", TokenSigner.generate_pem)
+        if settings.secret_hash_key is not None:
+            hash_key = settings.secret_hash_key.get_secret_value()
+        else:
+            hash_key = await server_keys.get_or_create(
+                conn, "secret_hash_key", lambda: secrets.token_hex(32)
+            )
+    signer = TokenSigner.from_pem(
+        jwt_pem, issuer=settings.jwt_issuer, audience=settings.jwt_audience
+    )
+    return signer, hash_key.encode()
+
+
+@asynccontextmanager
+async def build_runtime(settings: Settings, database_url: str) -> AsyncIterator[Runtime]:
+    db = await Database.connect(
+        database_url, min_size=settings.db_pool_min, max_size=settings.db_pool_max
+    )
+    try:
+        signer, hash_key = await load_keys(db, settings)
+        yield Runtime(settings=settings, db=db, signer=signer, secret_hash_key=hash_key)
+    finally:
+        await db.close()

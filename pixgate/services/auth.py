@@ -1,0 +1,100 @@
+"""Token issuance (4.1, 5, 7.2) and bearer verification for every other endpoint."""
+
+from __future__ import annotations
+
+import hmac
+import uuid
+from dataclasses import dataclass
+
+from pixgate.db import credentials as credential_rows
+from pixgate.domain import certificates
+from pixgate.domain.errors import (
+    CertExpired,
+    CertHeaderMissing,
+    CertMalformedPem,
+    CertNotAuthorizedForAccount,
+    CertNotRegistered,
+    CertNotYetValid,
+    InvalidCredentials,
+    Unauthorized,
+)
+from pixgate.domain.tokens import InvalidToken
+from pixgate.runtime import Runtime
+from pixgate.services.accounts import hash_secret
+
+# Compared against when the clientId is unknown, so both failure paths do the same work.
+_DUMMY_HASH = bytes(32)
+
+
+@dataclass(frozen=True, slots=True)
+class IssuedToken:
+    access_token: str
+    expires_in: int
+    token_type: str = "Bearer"
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who is calling: the account every query of the request is scoped to."""
+
+    account_id: int
+    client_id: str
+
+
+def read_certificate(header: str | None) -> certificates.ClientCertificate:
+    """The first two checks of section 5: the header is there and holds a PEM certificate."""
+    if not header:
+        raise CertHeaderMissing("X-SSL-Client-Cert header is required")
+    try:
+        return certificates.from_header(header)
+    except certificates.MalformedCertificate as exc:
+        raise CertMalformedPem(f"X-SSL-Client-Cert is not a valid URL-encoded PEM: {exc}") from exc
+
+
+async def issue_token(
+    rt: Runtime, cert: certificates.ClientCertificate, client_id: uuid.UUID, client_secret: str
+) -> IssuedToken:
+    """The remaining checks, in the order of section 5's table."""
+    now = rt.clock.now()
+    if cert.not_before > now:
+        raise CertNotYetValid("certificate notBefore is in the future")
+    if cert.not_after < now:
+        raise CertExpired("certificate notAfter has passed")
+    async with rt.db.connection() as conn:
+        registered = await credential_rows.active_certificate(conn, cert.fingerprint)
+        if registered is None:
+            raise CertNotRegistered("certificate fingerprint is not registered")
+        credential = await credential_rows.active_credential(conn, client_id)
+    expected = credential["secret_hash"] if credential is not None else _DUMMY_HASH
+    secret_ok = hmac.compare_digest(expected, hash_secret(rt.secret_hash_key, client_secret))
+    if credential is not None and credential["account_id"] != registered["account_id"]:
+        raise CertNotAuthorizedForAccount("certificate is registered to another account")
+    if credential is None or not secret_ok:
+        raise InvalidCredentials("invalid clientId or clientSecret")
+    token = rt.signer.issue(
+        client_id=str(client_id),
+        account_id=registered["account_id"],
+        thumbprint=cert.thumbprint,
+        now=now,
+        ttl=rt.settings.token_ttl,
+    )
+    return IssuedToken(access_token=token, expires_in=rt.settings.token_ttl)
+
+
+def authenticate(rt: Runtime, authorization: str | None, cert_header: str | None) -> Principal:
+    """Verify `Authorization: Bearer`; when the proxy forwards a certificate it must be the bound one."""
+    scheme, _, token = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("missing bearer token")
+    try:
+        claims = rt.signer.verify(token.strip())
+    except InvalidToken as exc:
+        raise Unauthorized("invalid or expired token") from exc
+    if cert_header:
+        try:
+            presented = certificates.from_header(cert_header)
+        except certificates.MalformedCertificate as exc:
+            raise Unauthorized("unreadable client certificate") from exc
+        if not hmac.compare_digest(presented.thumbprint, claims.thumbprint):
+            raise Unauthorized("token is bound to another certificate")
+    return Principal(account_id=claims.account_id, client_id=claims.client_id)

@@ -1,0 +1,25 @@
+"""Balances (2.7, D3): read from the same ledger-backed row in both shapes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from pixgate.db import accounts as account_rows
+from pixgate.domain.errors import NotFound
+from pixgate.runtime import Runtime
+
+
+@dataclass(frozen=True, slots=True)
+class Balance:
+    available: int
+    blocked: int
+    at: datetime
+
+
+async def get(rt: Runtime, account_id: int) -> Balance:
+    async with rt.db.connection() as conn:
+        row = await account_rows.balance(conn, account_id)
+    if row is None:
+        raise NotFound("account not found")
+    return Balance(available=row["available"], blocked=row["blocked"], at=rt.clock.now())

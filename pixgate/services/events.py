@@ -1,0 +1,41 @@
+"""The event outbox: an event is written in the transaction of the state change it reports.
+
+`data` freezes the transaction row (and, for refunds, its parent) as it is at that moment,
+so a later redelivery carries the same facts; the webhook payloads (v1/v2) are rendered
+from it. In the same statement each active webhook URL of that event type gets a delivery
+row and a `webhook.deliver` job, so a committed state change can never lose its webhook
+and a rolled-back one never sends any.
+
+Producers: `extra={"metadata": {...}}` lands in the v1 payload's `metadata`; MED events
+pass `extra={"med": <the 2.11 MED object>}`; `extra={"txId": ...}` fills v2's txId.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pixgate.db import webhooks as webhook_rows
+from pixgate.db.pool import Connection
+from pixgate.domain.webhooks import EVENT_TYPES
+
+__all__ = ["EVENT_TYPES", "record"]
+
+
+async def record(
+    conn: Connection,
+    *,
+    account_id: int,
+    type: str,
+    transaction_id: int | None,
+    extra: dict[str, Any] | None = None,
+) -> int:
+    """Write the event and its deliveries in `conn`'s transaction; returns the event id."""
+    if type not in EVENT_TYPES:
+        raise ValueError(f"unknown event type {type}")
+    return await webhook_rows.record_event(
+        conn,
+        account_id=account_id,
+        event_type=type,
+        transaction_id=transaction_id,
+        extra=extra or {},
+    )

@@ -1,0 +1,72 @@
+"""Runtime configuration, read once from `PIXGATE_*` environment variables and passed down."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every knob of the gateway; the README's settings table mirrors this class."""
+
+    model_config = SettingsConfigDict(env_prefix="PIXGATE_", extra="ignore")
+
+    database_url: str | None = Field(
+        default=None,
+        description="postgresql:// URL; unset: an embedded PostgreSQL in data_dir",
+    )
+    data_dir: Path = Field(default=Path("./pixgate-data"), description="embedded default's home")
+    db_pool_min: int = Field(default=2, ge=1)
+    db_pool_max: int = Field(default=20, ge=1)
+
+    sandbox: bool = Field(default=True, description="simulated settling bank and /sandbox routes")
+    settlement_delay_ms: int = Field(default=200, ge=0)
+    provider_min_expiration: int = Field(default=60, ge=1)
+    ispb: str = Field(default="12345678", pattern=r"^\d{8}$")
+    public_url: str = Field(default="http://127.0.0.1:8080")
+
+    token_ttl: int = Field(default=1800, ge=60)
+    jwt_private_key: SecretStr | None = Field(
+        default=None, description="PEM of an Ed25519 key; unset: generated and kept in the database"
+    )
+    jwt_issuer: str = "pixgate"
+    jwt_audience: str = "pixgate-api"
+    secret_hash_key: SecretStr | None = Field(
+        default=None, description="HMAC key for client secrets; unset: generated and kept"
+    )
+
+    timezone: str = Field(default="America/Sao_Paulo", description="clock of the limits")
+    default_transaction_limit: Decimal = Decimal("100000.00")
+    default_daily_limit: Decimal = Decimal("500000.00")
+    default_night_limit: Decimal = Decimal("1000.00")
+    default_fee_fixed: Decimal = Decimal("0.00")
+    default_fee_percent: Decimal = Decimal("0")
+
+    webhook_api_enabled: bool = False
+    allow_insecure_webhooks: bool = False
+    webhook_timeout_s: float = 10.0
+    rate_limit_storage: str = "memory://"
+    webhook_secret_overlap_s: float = Field(
+        default=86400.0, ge=0, description="a rotated-out webhook secret keeps signing this long"
+    )
+    job_lease_seconds: float = Field(
+        default=60.0, gt=0, description="a running job is retaken when its worker is this late"
+    )
+
+    serve_with_worker: bool = Field(
+        default=True, description="`pixgate serve` runs the job worker in-process"
+    )
+
+    max_body_bytes: int = Field(default=1_048_576, ge=1024)
+    log_json: bool | None = Field(default=None, description="unset: JSON when not on a terminal")
+    log_level: str = "INFO"
+
+    @field_validator("ispb")
+    @classmethod
+    def _not_placeholder_ispb(cls, value: str) -> str:
+        if value == "00000000":
+            raise ValueError("ISPB 00000000 is not allowed (decision D9)")
+        return value

@@ -1,0 +1,86 @@
+"""Operations endpoints, the OpenAPI document, and the two error bodies (7.1)."""
+
+from __future__ import annotations
+
+import httpx
+
+from pixgate.runtime import Runtime
+from tests.helpers import bearer, make_account
+
+
+async def test_healthz(client: httpx.AsyncClient) -> None:
+    response = await client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
+
+
+async def test_readyz_checks_the_database(client: httpx.AsyncClient) -> None:
+    response = await client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ready"}
+
+
+async def test_metrics_count_requests_per_route(client: httpx.AsyncClient) -> None:
+    await client.get("/healthz")
+    text = (await client.get("/metrics")).text
+    assert 'pixgate_requests_total{method="GET",route="/healthz",status="200"}' in text
+    assert "pixgate_request_duration_seconds_bucket" in text
+
+
+async def test_request_id_is_echoed(client: httpx.AsyncClient) -> None:
+    response = await client.get("/healthz", headers={"X-Request-Id": "abc-123"})
+    assert response.headers["x-request-id"] == "abc-123"
+
+
+async def test_openapi_documents_routes_and_errors(client: httpx.AsyncClient) -> None:
+    spec = (await client.get("/openapi.json")).json()
+    token = spec["paths"]["/api/auth/token"]["post"]
+    assert {"400", "401", "403"} <= set(token["responses"])
+    assert "PUB_CERT_NOT_AUTHORIZED_FOR_ACCOUNT" in token["responses"]["403"]["description"]
+    assert "/accounts/balances" in spec["paths"]
+    assert "/oauth/token" in spec["paths"]
+
+
+async def test_docs_page_needs_no_cdn(client: httpx.AsyncClient) -> None:
+    page = (await client.get("/docs")).text
+    assert "/_static/swagger/swagger-ui-bundle.js" in page
+    assert "cdn" not in page.lower()
+    asset = await client.get("/_static/swagger/swagger-ui-bundle.js")
+    assert asset.status_code == 200
+    assert len(asset.content) > 100_000
+
+
+async def test_unknown_route_has_simple_body(client: httpx.AsyncClient) -> None:
+    response = await client.get("/nope")
+    assert response.status_code == 404
+    assert response.json() == {"statusCode": 404, "message": "Not Found", "error": "Not Found"}
+
+
+async def test_wrong_content_type_is_415(rt: Runtime, client: httpx.AsyncClient) -> None:
+    account = await make_account(rt)
+    headers = {**await bearer(client, account), "Content-Type": "text/plain"}
+    response = await client.post("/accounts/balances", content="hello", headers=headers)
+    assert response.status_code in (405, 415)
+
+
+async def test_balances_both_shapes_from_one_ledger(
+    rt: Runtime, client: httpx.AsyncClient
+) -> None:
+    account = await make_account(rt, balance="1000.00")
+    headers = await bearer(client, account)
+    cb = (await client.get("/accounts/balances", headers=headers)).json()
+    item = cb["data"][0]
+    assert item["balanceAmount"] == {"available": 1000.0, "blocked": 0.0, "overdraft": 0}
+    assert item["eventDate"].endswith("Z")
+    standard = (await client.get("/api/balance", headers=headers)).json()
+    assert standard["grossBalance"] == 1000.0
+    assert standard["netBalance"] == 1000.0
+    assert standard["blockedBalance"] == 0.0
+    assert standard["consultedAt"].endswith("Z")
+
+
+async def test_balances_require_a_token(client: httpx.AsyncClient) -> None:
+    for path in ("/accounts/balances", "/api/balance"):
+        response = await client.get(path)
+        assert response.status_code == 401
+        assert set(response.json()) == {"statusCode", "message", "error"}

@@ -1,0 +1,135 @@
+"""The CLI contract of the foundation issue, run through Typer's CliRunner on the test database."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import asyncpg
+import pytest
+from typer.testing import CliRunner
+
+from pixgate.cli import app
+from pixgate.domain import certificates
+from pixgate.runtime import Runtime
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def env(rt: Runtime) -> dict[str, str]:
+    assert rt.settings.database_url
+    return {"PIXGATE_DATABASE_URL": rt.settings.database_url}
+
+
+def sql(env: dict[str, str], query: str, *args: object) -> object:
+    """One query on a fresh connection (the runtime's pool belongs to the test loop)."""
+
+    async def run() -> object:
+        conn = await asyncpg.connect(env["PIXGATE_DATABASE_URL"])
+        try:
+            return await conn.fetchval(query, *args)
+        finally:
+            await conn.close()
+
+    return asyncio.run(run())
+
+
+def _invoke(env: dict[str, str], *args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args), env=env)
+    return result.exit_code, result.output
+
+
+def test_accounts_create_json_contract(rt: Runtime, env: dict[str, str]) -> None:
+    code, out = _invoke(env, "accounts", "create", "--name", "Loja", "--balance", "12.34", "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    assert set(data) == {"accountId", "clientId", "clientSecret", "certificatePem",
+                         "privateKeyPem", "certificateFingerprint"}
+    assert len(data["clientSecret"]) >= 32
+    cert = certificates.from_pem(data["certificatePem"])
+    assert cert.fingerprint == data["certificateFingerprint"]
+    available = sql(env, "SELECT available FROM accounts WHERE id = $1", data["accountId"])
+    stored = sql(env, "SELECT secret_hash FROM credentials WHERE client_id = $1::uuid",
+                 data["clientId"])
+    postings = sql(env, "SELECT count(*) FROM ledger_postings WHERE account_id = $1",
+                   data["accountId"])
+    assert available == 1234
+    assert isinstance(stored, bytes) and data["clientSecret"].encode() not in stored
+    assert postings == 1
+
+
+def test_balance_seed_refused_outside_sandbox(rt: Runtime, env: dict[str, str]) -> None:
+    code, out = _invoke({**env, "PIXGATE_SANDBOX": "false"}, "accounts", "create", "--name", "X",
+                        "--balance", "1.00")
+    assert code == 1
+    assert "sandbox" in out
+
+
+def test_invalid_document_refused(rt: Runtime, env: dict[str, str]) -> None:
+    code, out = _invoke(env, "accounts", "create", "--name", "X", "--document", "12345678900")
+    assert code == 1
+    assert "HTTP_ERROR" in out
+
+
+def test_accounts_list_show_update(rt: Runtime, env: dict[str, str]) -> None:
+    _, out = _invoke(env, "accounts", "create", "--name", "Loja", "--json")
+    account_id = str(json.loads(out)["accountId"])
+    code, out = _invoke(env, "accounts", "update", account_id, "--daily-limit", "5000.00",
+                        "--night-limit", "300", "--fee", "cash_out=0.50+1%",
+                        "--split-frequency", "daily", "--json")
+    assert code == 0, out
+    code, out = _invoke(env, "accounts", "show", account_id, "--json")
+    shown = json.loads(out)
+    assert shown["dailyLimit"] == "5000.00"
+    assert shown["nightLimit"] == "300.00"
+    assert shown["fees"]["cash_out"] == {"fixed": "0.50", "percent": "1"}
+    assert shown["splitFrequency"] == "daily"
+    code, out = _invoke(env, "accounts", "list", "--json")
+    assert [a["accountId"] for a in json.loads(out)] == [int(account_id)]
+    code, out = _invoke(env, "accounts", "show", "999")
+    assert code == 1
+
+
+def test_credentials_create_and_revoke(rt: Runtime, env: dict[str, str]) -> None:
+    _, out = _invoke(env, "accounts", "create", "--name", "Loja", "--json")
+    account_id = str(json.loads(out)["accountId"])
+    code, out = _invoke(env, "credentials", "create", "--account", account_id, "--json")
+    assert code == 0
+    client_id = json.loads(out)["clientId"]
+    assert _invoke(env, "credentials", "revoke", client_id)[0] == 0
+    assert _invoke(env, "credentials", "revoke", client_id)[0] == 1
+
+
+def test_certs_register_and_revoke_any_case_with_colons(
+    rt: Runtime, env: dict[str, str], tmp_path: Path
+) -> None:
+    _, out = _invoke(env, "accounts", "create", "--name", "Loja", "--json")
+    account_id = str(json.loads(out)["accountId"])
+    issued = certificates.issue_client_certificate("extra")
+    pem = tmp_path / "cert.pem"
+    pem.write_text(issued.certificate_pem)
+    code, out = _invoke(env, "certs", "register", "--account", account_id, "--pem", str(pem),
+                        "--json")
+    assert code == 0, out
+    fingerprint = json.loads(out)["certificateFingerprint"]
+    assert fingerprint == issued.certificate.fingerprint
+    assert _invoke(env, "certs", "register", "--account", account_id, "--pem", str(pem))[0] == 1
+    colons = ":".join(fingerprint[i:i + 2] for i in range(0, 64, 2)).upper()
+    code, out = _invoke(env, "certs", "revoke", colons)
+    assert code == 0, out
+    assert sql(env, "SELECT revoked_at IS NOT NULL FROM certificates WHERE fingerprint = $1",
+               fingerprint)
+
+
+def test_ledger_verify(rt: Runtime, env: dict[str, str]) -> None:
+    _invoke(env, "accounts", "create", "--name", "Loja", "--balance", "5.00")
+    code, out = _invoke(env, "ledger", "verify")
+    assert code == 0
+    assert "ledger balances" in out
+    sql(env, "UPDATE accounts SET available = available + 1")
+    code, out = _invoke(env, "ledger", "verify")
+    assert code == 1
+    assert "journal" in out
+    sql(env, "UPDATE accounts SET available = available - 1")

@@ -1,0 +1,102 @@
+"""Shared fixtures: a real PostgreSQL database, migrated once per session, emptied per test.
+
+`PIXGATE_TEST_DATABASE_URL` names the server (default: the local one); each run creates
+its own database there and drops it at the end. After every test the ledger invariants
+are checked, so any test that moves money also proves the books still balance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from urllib.parse import urlparse
+
+import asyncpg
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from pixgate.api.app import create_app
+from pixgate.clock import Clock
+from pixgate.db import migrate
+from pixgate.ledger import verify
+from pixgate.runtime import Runtime, build_runtime
+from pixgate.settings import Settings
+
+SERVER_URL = os.environ.get(
+    "PIXGATE_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+KEEP_TABLES = ("alembic_version", "server_keys")
+
+
+def _database_url(name: str) -> str:
+    parsed = urlparse(SERVER_URL)
+    return parsed._replace(path=f"/{name}").geturl()
+
+
+@pytest.fixture(scope="session")
+def database_url() -> Iterator[str]:
+    name = f"pixgate_test_{uuid.uuid4().hex[:12]}"
+
+    async def admin(sql: str) -> None:
+        conn = await asyncpg.connect(SERVER_URL)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    url = _database_url(name)
+    migrate.upgrade(url)
+    yield url
+    asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def base_settings(database_url: str) -> Settings:
+    return Settings(
+        database_url=database_url,
+        settlement_delay_ms=0,
+        db_pool_min=2,
+        db_pool_max=30,
+        log_json=True,
+    )
+
+
+@pytest.fixture(scope="session")
+async def session_runtime(base_settings: Settings, database_url: str) -> AsyncIterator[Runtime]:
+    async with build_runtime(base_settings, database_url) as runtime:
+        yield runtime
+
+
+@pytest.fixture
+async def rt(session_runtime: Runtime, base_settings: Settings) -> AsyncIterator[Runtime]:
+    """The runtime with an empty database, default settings and the real clock."""
+    async with session_runtime.db.connection() as conn:
+        tables = await conn.fetch(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+            "AND tablename <> ALL($1::text[])",
+            list(KEEP_TABLES),
+        )
+        names = ", ".join(f'"{t["tablename"]}"' for t in tables)
+        await conn.execute(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
+    session_runtime.settings = base_settings
+    session_runtime.clock = Clock()
+    yield session_runtime
+    async with session_runtime.db.connection() as conn:
+        problems = await verify.problems(conn)
+    assert problems == [], f"ledger invariants broken: {problems}"
+
+
+@pytest.fixture
+def app(rt: Runtime) -> FastAPI:
+    return create_app(rt.settings, runtime=rt)
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+        yield c
