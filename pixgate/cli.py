@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 from decimal import Decimal, InvalidOperation
@@ -92,6 +93,9 @@ def serve(
 
     settings = Settings()
     url = database_url(settings)
+    # uvicorn re-raises SIGTERM after its graceful shutdown; exiting through SystemExit
+    # instead lets the embedded server's exit hook stop PostgreSQL when we are the last user.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     os.environ["PIXGATE_DATABASE_URL"] = url
     os.environ["PIXGATE_SERVE_WITH_WORKER"] = "false" if no_worker else "true"
     uvicorn.run(
@@ -120,8 +124,6 @@ def worker(
     async def loop(rt: Runtime) -> None:
         runner = Worker(rt, concurrency=concurrency)
         event_loop = asyncio.get_running_loop()
-        import signal
-
         for sig in (signal.SIGINT, signal.SIGTERM):
             event_loop.add_signal_handler(sig, runner.stop)
         await runner.run()
