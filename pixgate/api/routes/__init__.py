@@ -2,6 +2,6 @@
 
 from fastapi import APIRouter
 
-from pixgate.api.routes import auth, balances, ops
+from pixgate.api.routes import auth, balances, ops, webhooks
 
-ROUTERS: list[APIRouter] = [auth.router, balances.router, ops.router]
+ROUTERS: list[APIRouter] = [auth.router, balances.router, ops.router, webhooks.router]

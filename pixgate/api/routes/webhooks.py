@@ -1,0 +1,197 @@
+"""Webhook configuration (4.9, 4.10), resend (4.11), the event list, and the OpenAPI
+`webhooks` section that documents every payload a receiver gets.
+
+Simple-body errors (7.1, "other endpoints"). POST/GET /api/webhooks behave as the spec
+says today (disabled) unless `webhook_api_enabled` is on (D18).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
+from fastapi.openapi.models import Example
+
+from pixgate.api import rate_limit
+from pixgate.api.deps import CurrentAccount, RuntimeDep
+from pixgate.api.schemas import webhooks as schemas
+from pixgate.api.schemas.common import iso
+from pixgate.api.schemas.errors import SimpleError
+from pixgate.domain import webhooks as rules
+from pixgate.services import webhooks
+
+router = APIRouter(tags=["webhooks"], responses={401: {"model": SimpleError}})
+
+DISABLED_MESSAGE = (
+    "This route is temporarily disabled and persisted nothing. Manage webhooks in the "
+    "dashboard (Settings, Webhooks) or with `pixgate webhooks add`."
+)
+RESEND_RATE = rate_limit.item("60/minute")
+
+EventTypeParam = Literal[
+    "cash_in", "cash_out", "refund_in", "refund_out", "med_created", "med_accepted", "med_rejected"
+]
+
+
+@router.post(
+    "/api/webhooks",
+    response_model=schemas.WebhookCreated,
+    summary="Add a webhook URL for an event type",
+    description="Disabled unless PIXGATE_WEBHOOK_API_ENABLED is on: then answers "
+    "`success: false` and persists nothing (4.9). Enabled: adds the URL (at most 3 active per "
+    "event type); the same URL again updates its headers and version.",
+    responses={400: {"model": SimpleError}, 404: {"model": SimpleError}},
+)
+async def add_webhook(
+    rt: RuntimeDep, who: CurrentAccount, body: schemas.WebhookCreate
+) -> dict[str, Any]:
+    if not rt.settings.webhook_api_enabled:
+        return {"success": False, "message": DISABLED_MESSAGE}
+    added = await webhooks.add(
+        rt, who.account_id, event_type=body.eventType, url=body.url,
+        headers=[(h.key, h.value) for h in body.headers], version=body.version,
+    )
+    verb = "created" if added.created else "updated"
+    return {"success": True, "message": f"Webhook {verb} for {body.eventType}"}
+
+
+@router.get(
+    "/api/webhooks",
+    response_model=schemas.WebhookList,
+    summary="List the account's webhooks",
+    description="Disabled unless PIXGATE_WEBHOOK_API_ENABLED is on: then always an empty "
+    "list (4.10), which must not be used to verify configuration.",
+    responses={404: {"model": SimpleError}},
+)
+async def list_webhooks(rt: RuntimeDep, who: CurrentAccount) -> dict[str, Any]:
+    if not rt.settings.webhook_api_enabled:
+        return {"accountId": who.account_id, "webhooks": [], "total": 0}
+    found = await webhooks.list_endpoints(rt, who.account_id)
+    return {
+        "accountId": who.account_id,
+        "webhooks": [
+            {"id": e.id, "type": e.event_type, "url": e.url, "headers": e.headers,
+             "isActive": e.is_active, "createdAt": iso(e.created_at), "version": e.version}
+            for e in found
+        ],
+        "total": len(found),
+    }
+
+
+@router.post(
+    "/api/resend-webhook/{transactionIdentifier}",
+    response_model=schemas.ResendResponse,
+    summary="Resend a transaction's webhook now",
+    description="`transactionIdentifier`: numeric transaction id, UUID transactionId, "
+    "externalId, 32-character end-to-end id, or an event id `evt_<n>` from GET /api/events. "
+    "One synchronous attempt (D20) to `url` if given (not persisted), else to every active "
+    "URL of the event type; the answer is the first URL's and every attempt is logged. "
+    "60 requests per minute per account.",
+    responses={400: {"model": SimpleError}, 404: {"model": SimpleError},
+               429: {"model": SimpleError}},
+)
+async def resend_webhook(
+    request: Request,
+    rt: RuntimeDep,
+    who: CurrentAccount,
+    transaction_identifier: Annotated[
+        str, Path(alias="transactionIdentifier", min_length=1, max_length=64)
+    ],
+    body: Annotated[schemas.ResendRequest | None, Body()] = None,
+) -> dict[str, Any]:
+    await rate_limit.enforce(request, rt, RESEND_RATE, "resend-webhook", who.account_id)
+    result = await webhooks.resend(
+        rt, who.account_id, transaction_identifier, body.url if body else None
+    )
+    return {"message": result.message, "webhookLogId": result.webhook_log_id,
+            "sentAt": iso(result.sent_at), "statusCode": result.status_code}
+
+
+@router.get(
+    "/api/events",
+    response_model=schemas.EventList,
+    summary="List the account's webhook events and their delivery state",
+    description="deliveryState aggregates the event's deliveries: failed if any failed, "
+    "else pending if any is pending, else delivered; `none` when no URL was configured. "
+    "Any event can be redelivered with POST /api/resend-webhook/evt_<n>.",
+    responses={400: {"model": SimpleError}},
+)
+async def list_events(
+    rt: RuntimeDep,
+    who: CurrentAccount,
+    type: Annotated[EventTypeParam | None, Query()] = None,
+    delivery_state: Annotated[
+        Literal["delivered", "pending", "failed", "none"] | None,
+        Query(alias="deliveryState"),
+    ] = None,
+    start_date: Annotated[datetime | None, Query(alias="startDate")] = None,
+    end_date: Annotated[datetime | None, Query(alias="endDate")] = None,
+    page: Annotated[int, Query(ge=1)] = 1,
+    size: Annotated[int, Query(ge=1, le=100)] = 20,
+) -> dict[str, Any]:
+    found = await webhooks.list_events(
+        rt, who.account_id, event_type=type, delivery_state=delivery_state,
+        start=start_date, end=end_date, page=page, size=size,
+    )
+    pages = math.ceil(found.total / size)
+    return {
+        "data": [
+            {"id": e.public_id, "type": e.type, "transactionId": e.transaction_id,
+             "createdAt": iso(e.created_at), "deliveryState": e.delivery_state}
+            for e in found.items
+        ],
+        "metadata": {"page": page, "size": size, "total": found.total, "totalPages": pages,
+                     "hasNext": page < pages, "hasPrevious": page > 1},
+    }
+
+
+# --- the OpenAPI `webhooks` section ---------------------------------------------------------
+
+_SIGNING = (
+    "Signed the Standard Webhooks way: `webhook-id` (stable across retries of one event to one "
+    "URL), `webhook-timestamp` (Unix seconds), `webhook-signature` (`v1,` + base64 "
+    "HMAC-SHA256 of `id.timestamp.body`, keyed with the base64-decoded part of the account's "
+    "`whsec_` secret; several space-separated signatures during a secret rotation). Verify with "
+    "`pixgate.webhooks.verify_signature`. Answer 2xx quickly; anything else (or a redirect, or "
+    "no answer within the timeout) is retried with exponential backoff for at least 3 days."
+)
+
+
+def _document(app: FastAPI, name: str, summary: str, model: type[Any],
+              examples: dict[str, Example]) -> None:
+    async def receiver(payload: Any) -> None:
+        """Implemented by the integrator."""
+
+    # Set at run time: the model is a variable, which a (postponed) annotation cannot name.
+    receiver.__annotations__ = {
+        "payload": Annotated[model, Body(openapi_examples=examples)], "return": None,
+    }
+    app.webhooks.post(name, summary=summary, description=_SIGNING,
+                      responses={200: {"description": "received"}})(receiver)
+
+
+def register_openapi_webhooks(app: FastAPI) -> None:
+    """Document every payload (v1 and v2) with examples rendered by the real renderer."""
+    for event_type, name in rules.V1_EVENT_NAMES.items():
+        examples: dict[str, Example] = {
+            "confirmed": {"value": schemas.example(event_type, "v1")}
+        }
+        if not event_type.startswith("med_"):
+            examples["error"] = {"value": schemas.example(event_type, "v1", status="ERROR")}
+        _document(app, f"{event_type} (v1)", f"{name}: the {event_type} event, version v1",
+                  schemas.V1Payload, examples)
+    v2 = {"TRANSFER": ("cash_out", schemas.V2Transfer), "RECEIVE": ("cash_in", schemas.V2Receive),
+          "REFUND": ("refund_in", schemas.V2Refund)}
+    for kind, (event_type, model) in v2.items():
+        v2_examples: dict[str, Example] = {
+            "liquidated": {"value": schemas.example(event_type, "v2")},
+            "error": {"value": schemas.example(event_type, "v2", status="ERROR")},
+        }
+        if kind == "REFUND":
+            v2_examples["refund received (refund_out)"] = {
+                "value": schemas.example("refund_out", "v2")
+            }
+        _document(app, f"{kind} (v2)", f"{kind}: version v2 ({event_type}"
+                  f"{', refund_out' if kind == 'REFUND' else ''})", model, v2_examples)

@@ -1,0 +1,287 @@
+"""Wire shapes of the webhook configuration (4.9, 4.10, 2.12), resend (4.11, 2.13), the
+event list, and the payloads POSTed to receivers (6.2, 6.3, D16) for the OpenAPI document."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from pixgate.domain import webhooks as rules
+
+# --- configuration ------------------------------------------------------------------------
+
+
+class WebhookHeader(BaseModel):
+    key: str = Field(min_length=1, max_length=256)
+    value: str = Field(max_length=rules.MAX_HEADER_VALUE_LENGTH)
+
+
+class WebhookCreate(BaseModel):
+    url: str = Field(min_length=1, description="HTTPS URL of a public host")
+    eventType: str = Field(
+        description="one of " + ", ".join(rules.EVENT_TYPES)
+    )
+    headers: list[WebhookHeader] = Field(
+        default_factory=list,
+        description="at most 5; blocked names: " + ", ".join(sorted(rules.BLOCKED_HEADER_NAMES)),
+    )
+    version: str = Field(default="v1", description="payload version, v1 or v2 (D15)")
+
+
+class WebhookCreated(BaseModel):
+    success: bool
+    message: str
+
+
+class WebhookItem(BaseModel):
+    id: int
+    type: str
+    url: str
+    headers: dict[str, str]
+    isActive: bool
+    createdAt: str
+    version: str
+
+
+class WebhookList(BaseModel):
+    accountId: int
+    webhooks: list[WebhookItem]
+    total: int
+
+
+# --- resend and events --------------------------------------------------------------------
+
+
+class ResendRequest(BaseModel):
+    url: str | None = Field(default=None, description="temporary destination; not persisted")
+
+
+class ResendResponse(BaseModel):
+    message: str
+    webhookLogId: int
+    sentAt: str
+    statusCode: int | None = Field(
+        description="HTTP status of the destination; null when it did not answer"
+    )
+
+
+class EventItem(BaseModel):
+    id: str = Field(description="`evt_<n>`; resend it with POST /api/resend-webhook/evt_<n>")
+    type: str
+    transactionId: str | None
+    createdAt: str
+    deliveryState: Literal["delivered", "pending", "failed", "none"]
+
+
+class PageMetadata(BaseModel):
+    page: int
+    size: int
+    total: int
+    totalPages: int
+    hasNext: bool
+    hasPrevious: bool
+
+
+class EventList(BaseModel):
+    data: list[EventItem]
+    metadata: PageMetadata
+
+
+# --- payloads (documentation of what receivers get) ---------------------------------------
+
+
+class Bank(BaseModel):
+    bankISPB: str | None
+    bankName: str | None
+    bankCode: str | None
+    accountBranch: str | None
+    accountNumber: str | None
+
+
+class Counterpart(BaseModel):
+    name: str | None
+    document: str | None = Field(description="masked")
+    bank: Bank
+
+
+class V1Payload(BaseModel):
+    """The public family's flat payload (6.3; the same fields for the other events, D16)."""
+
+    event: Literal["CashIn", "CashOut", "RefundIn", "RefundOut",
+                   "MedCreated", "MedAccepted", "MedRejected"]
+    status: Literal["PENDING", "CONFIRMED", "ERROR"]
+    transactionType: Literal["PIX"]
+    movementType: Literal["CREDIT", "DEBIT"]
+    transactionId: str
+    externalId: str | None
+    endToEndId: str | None
+    pixKey: str | None
+    feeAmount: float
+    originalAmount: float
+    finalAmount: float
+    processingDate: str
+    errorCode: str | None
+    errorMessage: str | None
+    counterpart: Counterpart
+    metadata: dict[str, Any] = Field(description="eventId, occurredAt and producer metadata")
+    med: dict[str, Any] | None = Field(default=None, description="MED events: the 2.11 object")
+
+
+class Payment(BaseModel):
+    amount: str
+    currency: str
+
+
+class V2Error(BaseModel):
+    code: str | None
+    message: str | None
+
+
+class CreditorAccount(BaseModel):
+    name: str | None
+    document: str | None
+    ispb: str | None
+
+
+class TransferData(BaseModel):
+    id: int
+    txId: str | None
+    pixKey: str | None
+    status: Literal["LIQUIDATED", "ERROR", "PENDING"]
+    payment: Payment
+    endToEndId: str | None
+    creditDebitType: Literal["DEBIT"]
+    idempotencyKey: str | None
+    creditorAccount: CreditorAccount
+    remittanceInformation: str | None
+    error: V2Error | None = Field(default=None, description="present when status is ERROR (D11)")
+
+
+class V2Transfer(BaseModel):
+    type: Literal["TRANSFER"]
+    data: TransferData
+
+
+class DebtorAccount(BaseModel):
+    name: str | None
+    document: str | None
+
+
+class ReceiveData(BaseModel):
+    id: int
+    txId: str | None
+    status: Literal["LIQUIDATED", "ERROR", "PENDING"]
+    payment: Payment
+    endToEndId: str | None
+    debtorAccount: DebtorAccount
+
+
+class V2Receive(BaseModel):
+    type: Literal["RECEIVE"]
+    data: ReceiveData
+
+
+class RefundPayment(BaseModel):
+    amount: float
+    currency: str
+
+
+class RefundItem(BaseModel):
+    status: str
+    payment: RefundPayment
+    endToEndId: str | None
+    eventDate: str
+    information: str | None
+
+
+class RefundData(BaseModel):
+    id: int
+    txId: str | None
+    status: Literal["REFUNDED", "ERROR", "PENDING"]
+    payment: Payment
+    refunds: list[RefundItem]
+    endToEndId: str | None
+    creditDebitType: Literal["DEBIT", "CREDIT"]
+    error: V2Error | None = None
+
+
+class V2Refund(BaseModel):
+    type: Literal["REFUND"]
+    data: RefundData
+
+
+# --- examples, rendered by the code that renders real payloads ----------------------------
+
+_AT = "2026-11-22T14:03:07.412000+00:00"
+_PAYER = {"name": "Maria Souza", "document": "12345678909",
+          "bank": {"bankISPB": "60701190", "bankName": "ITAU UNIBANCO S.A.", "bankCode": "341",
+                   "accountBranch": "0001", "accountNumber": "123456"}}
+_BASE = {
+    "account_id": 1, "status": "CONFIRMED", "fee": 50, "pix_key_type": None, "details": {},
+    "error_code": None, "error_message": None, "parent_id": None,
+    "created_at": "2026-11-22T14:03:05.100000+00:00", "processed_at": _AT,
+}
+SAMPLE_TRANSACTIONS: dict[str, dict[str, Any]] = {
+    "cash_out": {**_BASE, "id": 1042, "transaction_id": "7d1f3c1e-5f0b-4c52-9a57-0c6f0f8c2a11",
+                 "operation": "WITHDRAW", "kind": "dict_transfer", "external_id": "order-981",
+                 "idempotency_key": "5b8f0a54-2f7e-4a8e-9d2c-1f1f7c3a9b10", "amount": 12345,
+                 "end_to_end_id": "E12345678202611221403AbCdEf12345",
+                 "pix_key": "maria@example.com", "description": "Pedido 981",
+                 "counterpart": _PAYER},
+    "cash_in": {**_BASE, "id": 1043, "transaction_id": "a3c5e7f9-1b2d-4f6a-8c0e-2d4f6a8c0e13",
+                "operation": "PAYMENT", "kind": "cash_in", "external_id": "invoice-77",
+                "idempotency_key": None, "amount": 5000, "fee": 0,
+                "end_to_end_id": "E60701190202611221403XyZ98765432", "pix_key": None,
+                "description": "Fatura 77", "details": {"txid": "7f3k2p9q8r1s4t6u5v0w3x2y1z"},
+                "counterpart": _PAYER},
+}
+SAMPLE_TRANSACTIONS["refund_in"] = {
+    **SAMPLE_TRANSACTIONS["cash_in"], "id": 1044,
+    "transaction_id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f", "operation": "REFUND_IN",
+    "kind": "refund_in", "external_id": "refund-77-1", "amount": 2000, "fee": 0,
+    "end_to_end_id": "D12345678202611221410Rf00000001", "description": "Devolucao parcial",
+    "parent_id": 1043, "details": {},
+}
+
+
+def sample_event(event_type: str, *, status: str = "CONFIRMED") -> rules.EventFacts:
+    """A realistic event of each type, for the OpenAPI examples and docs/webhooks.md."""
+    source = {"refund_out": "cash_out", "med_created": "cash_in", "med_accepted": "cash_in",
+              "med_rejected": "cash_in"}.get(event_type, event_type)
+    row = dict(SAMPLE_TRANSACTIONS.get(source, SAMPLE_TRANSACTIONS["cash_in"]))
+    data: dict[str, Any] = {"transaction": row, "parent": None, "extra": {}}
+    if event_type == "refund_in":
+        data["parent"] = SAMPLE_TRANSACTIONS["cash_in"]
+    if event_type == "refund_out":
+        data["parent"] = row
+        data["transaction"] = {**row, "id": 1045, "operation": "REFUND_OUT", "amount": 1000,
+                               "fee": 0, "parent_id": row["id"],
+                               "end_to_end_id": "D60701190202611221420Rt00000002",
+                               "transaction_id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+                               "description": "Devolucao"}
+    if event_type.startswith("med_"):
+        data["extra"] = {"med": {
+            "id": 31, "endToEnd": row["end_to_end_id"], "status": "ANALYZED"
+            if event_type != "med_created" else "RECEIVED",
+            "reason": "REFUND_REQUEST", "cause": "SOCIAL_ENGINEERING",
+            "analysisResult": {"med_accepted": "APPROVED", "med_rejected": "REJECTED"}.get(
+                event_type),
+        }}
+    if status == "ERROR":
+        data["transaction"] = {**data["transaction"], "status": "ERROR",
+                               "error_code": "ORDER_REJECTED",
+                               "error_message": "destination bank rejected the payment",
+                               "end_to_end_id": None}
+    return rules.EventFacts(7310, event_type, datetime(2026, 11, 22, 14, 3, 7, tzinfo=UTC), data)
+
+
+def example(event_type: str, version: str, *, status: str = "CONFIRMED") -> dict[str, Any]:
+    return rules.render(sample_event(event_type, status=status), version)
+
+
+PAYLOAD_MODELS: dict[str, type[BaseModel]] = {
+    "v1": V1Payload, "TRANSFER": V2Transfer, "RECEIVE": V2Receive, "REFUND": V2Refund,
+}
+"""Kept so the OpenAPI document and the tests validate real renders against the models."""

@@ -1,0 +1,21 @@
+"""cob and charge locations (reserved slot; filled by the issue that needs it).
+
+Revision ID: 0007
+Revises: 0006
+Create Date: 2026-11-22
+"""
+
+from pixgate.db.migrate import execute_script
+
+revision = "0007"
+down_revision = "0006"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    execute_script("SELECT 1")
+
+
+def downgrade() -> None:
+    execute_script("SELECT 1")

@@ -1,0 +1,390 @@
+"""Webhook rows: endpoints, signing secrets, the event outbox fan-out, deliveries and attempts.
+
+Every query that an API caller reaches is scoped by `account_id`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+from pixgate.db.jobs import CHANNEL
+from pixgate.db.pool import Connection
+
+DELIVER_JOB = "webhook.deliver"
+DELIVER_JOB_MAX_RUNS = 1000
+"""The handler itself decides when a delivery has failed (after the retry window); this
+bound only stops a handler that keeps crashing."""
+
+# `webhook-id`: stable per event and endpoint, so retries and resends share it.
+_MESSAGE_ID = "'msg_' || replace({event}.event_id::text, '-', '') || '_' || {suffix}"
+
+
+# --- endpoints ----------------------------------------------------------------------------
+
+
+async def lock_account(conn: Connection, account_id: int) -> bool:
+    """Serialise configuration changes of one account (the 3-active-URLs rule) without
+    touching the accounts row that balance updates lock; False when the account is unknown."""
+    found: bool = await conn.fetchval(
+        "SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1::bigint) "
+        "FROM pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || $1::bigint, 0))",
+        account_id,
+    )
+    return found
+
+
+async def account_exists(conn: Connection, account_id: int) -> bool:
+    found: bool = await conn.fetchval("SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1)",
+                                      account_id)
+    return found
+
+
+async def find_endpoint(
+    conn: Connection, account_id: int, event_type: str, url: str
+) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "SELECT * FROM webhook_endpoints WHERE account_id = $1 AND event_type = $2 AND url = $3",
+        account_id, event_type, url,
+    )
+
+
+async def count_active(conn: Connection, account_id: int, event_type: str) -> int:
+    count: int = await conn.fetchval(
+        "SELECT count(*) FROM webhook_endpoints "
+        "WHERE account_id = $1 AND event_type = $2 AND is_active",
+        account_id, event_type,
+    )
+    return count
+
+
+async def insert_endpoint(
+    conn: Connection, account_id: int, event_type: str, url: str,
+    headers: dict[str, str], version: str,
+) -> asyncpg.Record:
+    row = await conn.fetchrow(
+        """
+        INSERT INTO webhook_endpoints (account_id, event_type, url, headers, version)
+        VALUES ($1, $2, $3, $4, $5) RETURNING *
+        """,
+        account_id, event_type, url, headers, version,
+    )
+    assert row is not None
+    return row
+
+
+async def update_endpoint(
+    conn: Connection, endpoint_id: int, headers: dict[str, str], version: str
+) -> asyncpg.Record:
+    row = await conn.fetchrow(
+        "UPDATE webhook_endpoints SET headers = $2, version = $3, updated_at = now() "
+        "WHERE id = $1 RETURNING *",
+        endpoint_id, headers, version,
+    )
+    assert row is not None
+    return row
+
+
+async def list_endpoints(conn: Connection, account_id: int) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        "SELECT * FROM webhook_endpoints WHERE account_id = $1 ORDER BY event_type, id",
+        account_id,
+    )
+
+
+async def delete_endpoint(conn: Connection, endpoint_id: int) -> bool:
+    """Remove an endpoint; its pending deliveries are failed, past ones keep their history."""
+    await conn.execute(
+        "UPDATE webhook_deliveries SET status = 'failed', finished_at = now(), "
+        "next_attempt_at = NULL WHERE endpoint_id = $1 AND status = 'pending'",
+        endpoint_id,
+    )
+    status = await conn.execute("DELETE FROM webhook_endpoints WHERE id = $1", endpoint_id)
+    deleted = bool(status == "DELETE 1")
+    return deleted
+
+
+# --- secrets ------------------------------------------------------------------------------
+
+
+async def create_secret_if_missing(conn: Connection, account_id: int, secret: str) -> None:
+    await conn.execute(
+        "INSERT INTO webhook_secrets (account_id, secret) VALUES ($1, $2) "
+        "ON CONFLICT (account_id) WHERE expires_at IS NULL DO NOTHING",
+        account_id, secret,
+    )
+
+
+async def reveal_secret(conn: Connection, account_id: int) -> str | None:
+    """The current secret, once: None when it has already been shown."""
+    secret: str | None = await conn.fetchval(
+        "UPDATE webhook_secrets SET revealed_at = now() "
+        "WHERE account_id = $1 AND expires_at IS NULL AND revealed_at IS NULL RETURNING secret",
+        account_id,
+    )
+    return secret
+
+
+async def rotate_secret(
+    conn: Connection, account_id: int, secret: str, overlap_seconds: float
+) -> None:
+    """The current secret keeps signing for the overlap window; the new one is shown now."""
+    await conn.execute(
+        "UPDATE webhook_secrets SET expires_at = now() + make_interval(secs => $2) "
+        "WHERE account_id = $1 AND expires_at IS NULL",
+        account_id, overlap_seconds,
+    )
+    await conn.execute(
+        "INSERT INTO webhook_secrets (account_id, secret, revealed_at) VALUES ($1, $2, now())",
+        account_id, secret,
+    )
+
+
+async def signing_secrets(conn: Connection, account_id: int) -> list[str]:
+    """Secrets that sign right now, newest first."""
+    rows = await conn.fetch(
+        "SELECT secret FROM webhook_secrets WHERE account_id = $1 "
+        "AND (expires_at IS NULL OR expires_at > now()) ORDER BY id DESC",
+        account_id,
+    )
+    return [r["secret"] for r in rows]
+
+
+# --- the outbox ---------------------------------------------------------------------------
+
+
+async def record_event(
+    conn: Connection,
+    *,
+    account_id: int,
+    event_type: str,
+    transaction_id: int | None,
+    extra: dict[str, Any],
+) -> int:
+    """One statement: the event (transaction and parent rows frozen in `data`), one delivery
+    per active endpoint of that type, one `webhook.deliver` job per delivery, and a NOTIFY
+    that wakes the workers when (and only if) the caller's transaction commits."""
+    event_id: int = await conn.fetchval(
+        f"""
+        WITH ev AS (
+            INSERT INTO events (account_id, type, transaction_id, data)
+            SELECT $1, $2, $3, jsonb_build_object(
+                       'transaction', to_jsonb(t), 'parent', to_jsonb(p), 'extra', $4::jsonb)
+            FROM (SELECT 1) AS one
+            LEFT JOIN transactions t ON t.id = $3 AND t.account_id = $1
+            LEFT JOIN transactions p ON p.id = t.parent_id
+            RETURNING id, event_id, account_id, type
+        ), delivery AS (
+            INSERT INTO webhook_deliveries (event_id, account_id, endpoint_id, url, version,
+                                            message_id)
+            SELECT ev.id, ev.account_id, we.id, we.url, we.version,
+                   {_MESSAGE_ID.format(event="ev", suffix="we.id")}
+            FROM ev JOIN webhook_endpoints we
+              ON we.account_id = ev.account_id AND we.event_type = ev.type AND we.is_active
+            RETURNING id
+        ), job AS (
+            INSERT INTO jobs (kind, args, max_attempts)
+            SELECT $5, jsonb_build_object('delivery_id', delivery.id), $6 FROM delivery
+            RETURNING id
+        )
+        SELECT ev.id FROM ev
+        LEFT JOIN LATERAL (
+            SELECT pg_notify($7, $5) FROM (SELECT 1 FROM job LIMIT 1) AS any_job
+        ) AS woken ON true
+        """,  # noqa: S608 - the format arguments are constants of this module
+        account_id, event_type, transaction_id, extra, DELIVER_JOB, DELIVER_JOB_MAX_RUNS,
+        CHANNEL,
+    )
+    return event_id
+
+
+# --- deliveries and attempts --------------------------------------------------------------
+
+
+async def load_delivery(conn: Connection, delivery_id: int) -> asyncpg.Record | None:
+    """Everything one POST needs: the delivery, its event, the endpoint's current headers
+    (so fixed credentials apply to retries) and the account's live signing secrets."""
+    return await conn.fetchrow(
+        """
+        SELECT d.id, d.account_id, d.endpoint_id, d.temporary, d.url, d.version,
+               d.message_id, d.status, d.attempts, d.created_at,
+               e.id AS event_id, e.type AS event_type, e.created_at AS event_created_at, e.data,
+               coalesce(we.headers, '{}'::jsonb) AS headers
+        FROM webhook_deliveries d
+        JOIN events e ON e.id = d.event_id
+        LEFT JOIN webhook_endpoints we ON we.id = d.endpoint_id
+        WHERE d.id = $1
+        """,
+        delivery_id,
+    )
+
+
+async def log_attempt(
+    conn: Connection,
+    *,
+    delivery_id: int,
+    url: str,
+    trigger: str,
+    status_code: int | None,
+    duration_ms: int,
+    response_excerpt: str | None,
+    error: str | None,
+    sent_at: datetime,
+    new_status: str | None,
+    next_attempt_at: datetime | None = None,
+) -> int:
+    """Log one POST and move its delivery: `new_status` None keeps the status; a delivered
+    delivery stays delivered; a failed one can still become delivered (a resend)."""
+    attempt_id: int = await conn.fetchval(
+        """
+        WITH moved AS (
+            UPDATE webhook_deliveries SET
+                attempts = attempts + 1,
+                last_status_code = $4,
+                status = CASE WHEN $9::text IS NULL OR status = 'delivered' THEN status
+                              ELSE $9 END,
+                next_attempt_at = CASE WHEN $9 = 'pending' THEN $10
+                                       WHEN $9 IS NULL THEN next_attempt_at END,
+                finished_at = CASE WHEN $9 IN ('delivered', 'failed') AND status <> 'delivered'
+                                   THEN now() ELSE finished_at END
+            WHERE id = $1
+        )
+        INSERT INTO webhook_attempts (delivery_id, url, trigger, status_code, duration_ms,
+                                      response_excerpt, error, sent_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+        RETURNING id
+        """,
+        delivery_id, url, trigger, status_code, duration_ms, response_excerpt, error, sent_at,
+        new_status, next_attempt_at,
+    )
+    return attempt_id
+
+
+async def resend_deliveries(conn: Connection, event_id: int) -> list[asyncpg.Record]:
+    """The deliveries of an event to every active endpoint of its type, created for endpoints
+    added after the event; `inserted` tells them apart (they get no automatic retries)."""
+    return await conn.fetch(
+        f"""
+        INSERT INTO webhook_deliveries (event_id, account_id, endpoint_id, url, version,
+                                        message_id)
+        SELECT e.id, e.account_id, we.id, we.url, we.version,
+               {_MESSAGE_ID.format(event="e", suffix="we.id")}
+        FROM events e JOIN webhook_endpoints we
+          ON we.account_id = e.account_id AND we.event_type = e.type AND we.is_active
+        WHERE e.id = $1
+        ORDER BY we.id
+        ON CONFLICT (event_id, endpoint_id) DO UPDATE SET url = EXCLUDED.url
+        RETURNING id, (xmax = 0) AS inserted
+        """,  # noqa: S608 - the format arguments are constants of this module
+        event_id,
+    )
+
+
+async def temporary_delivery(conn: Connection, event_id: int, url: str, version: str) -> int:
+    """A resend to a URL given in the request: logged, never retried, never persisted as config."""
+    delivery_id: int = await conn.fetchval(
+        f"""
+        INSERT INTO webhook_deliveries (event_id, account_id, url, version, message_id, temporary)
+        SELECT e.id, e.account_id, $2, $3,
+               {_MESSAGE_ID.format(event="e", suffix="left(md5($2), 12)")}, true
+        FROM events e WHERE e.id = $1
+        RETURNING id
+        """,  # noqa: S608 - the format arguments are constants of this module
+        event_id, url, version,
+    )
+    return delivery_id
+
+
+# --- lookups for resend and the event list ------------------------------------------------
+
+
+async def find_transaction(
+    conn: Connection, account_id: int, *, numeric_id: int | None, uuid: str | None, text: str
+) -> int | None:
+    """The account's transaction named by numeric id, UUID, end-to-end id or externalId
+    (in that order of precedence, when one string could be several)."""
+    found: int | None = await conn.fetchval(
+        """
+        SELECT id FROM transactions
+        WHERE account_id = $1
+          AND (id = $2 OR transaction_id = $3::uuid OR end_to_end_id = $4 OR external_id = $4)
+        ORDER BY CASE WHEN id = $2 THEN 0 WHEN transaction_id = $3::uuid THEN 1
+                      WHEN end_to_end_id = $4 THEN 2 ELSE 3 END
+        LIMIT 1
+        """,
+        account_id, numeric_id, uuid, text,
+    )
+    return found
+
+
+async def latest_event_of(conn: Connection, account_id: int, transaction_id: int) -> int | None:
+    found: int | None = await conn.fetchval(
+        "SELECT id FROM events WHERE account_id = $1 AND transaction_id = $2 "
+        "ORDER BY id DESC LIMIT 1",
+        account_id, transaction_id,
+    )
+    return found
+
+
+async def event_of_account(conn: Connection, account_id: int, event_id: int) -> int | None:
+    found: int | None = await conn.fetchval(
+        "SELECT id FROM events WHERE account_id = $1 AND id = $2", account_id, event_id
+    )
+    return found
+
+
+async def event_endpoint_version(conn: Connection, event_id: int) -> str:
+    """The version a temporary URL gets: that of the first endpoint of the type, else v1."""
+    version: str | None = await conn.fetchval(
+        "SELECT we.version FROM events e JOIN webhook_endpoints we "
+        "ON we.account_id = e.account_id AND we.event_type = e.type AND we.is_active "
+        "WHERE e.id = $1 ORDER BY we.id LIMIT 1",
+        event_id,
+    )
+    return version or "v1"
+
+
+_EVENTS_FILTER = """
+    FROM events e
+    LEFT JOIN transactions t ON t.id = e.transaction_id
+    CROSS JOIN LATERAL (
+        SELECT CASE WHEN count(*) = 0 THEN 'none'
+                    WHEN bool_or(d.status = 'failed') THEN 'failed'
+                    WHEN bool_or(d.status = 'pending') THEN 'pending'
+                    ELSE 'delivered' END AS delivery_state
+        FROM webhook_deliveries d WHERE d.event_id = e.id AND NOT d.temporary
+    ) s
+    WHERE e.account_id = $1
+      AND ($2::text IS NULL OR e.type = $2)
+      AND ($3::text IS NULL OR s.delivery_state = $3)
+      AND ($4::timestamptz IS NULL OR e.created_at >= $4)
+      AND ($5::timestamptz IS NULL OR e.created_at <= $5)
+"""
+
+
+async def list_events(
+    conn: Connection,
+    account_id: int,
+    *,
+    event_type: str | None,
+    delivery_state: str | None,
+    start: datetime | None,
+    end: datetime | None,
+    limit: int,
+    offset: int,
+) -> tuple[list[asyncpg.Record], int]:
+    """A page of the account's events, newest first, with the aggregate delivery state."""
+    args = (account_id, event_type, delivery_state, start, end)
+    total: int = await conn.fetchval(f"SELECT count(*) {_EVENTS_FILTER}", *args)
+    rows = await conn.fetch(
+        f"""
+        SELECT e.id, e.type, e.created_at, t.transaction_id, s.delivery_state
+        {_EVENTS_FILTER}
+        ORDER BY e.created_at DESC, e.id DESC
+        LIMIT $6 OFFSET $7
+        """,
+        *args, limit, offset,
+    )
+    return rows, total

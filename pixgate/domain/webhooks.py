@@ -1,0 +1,407 @@
+"""Webhook rules without I/O: what may be registered, where we may POST, how a message is
+signed, when it is retried, and what it says (v1 and v2 payloads).
+
+Payloads are rendered from an event's frozen `data` (the transaction row as it was when
+the event was recorded), so every retry and every resend of one event carries the same
+facts, and a v1 URL and a v2 URL receive the same facts in their two shapes.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import ipaddress
+import re
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from pixgate.domain.errors import InvalidWebhookConfig, UnsafeWebhookDestination
+from pixgate.domain.labels import MOVEMENT_TYPES
+from pixgate.domain.masking import mask_document
+from pixgate.domain.money import format_amount, to_number
+
+EVENT_TYPES = (
+    "cash_in", "cash_out", "refund_in", "refund_out",
+    "med_created", "med_accepted", "med_rejected",
+)
+VERSIONS = ("v1", "v2")
+V2_EVENT_TYPES = ("cash_in", "cash_out", "refund_in", "refund_out")
+"""6.2 defines TRANSFER, RECEIVE and REFUND only; MED events have no v2 shape."""
+
+MAX_HEADERS = 5
+MAX_ACTIVE_PER_EVENT = 3
+MAX_URL_LENGTH = 2048
+MAX_HEADER_VALUE_LENGTH = 1024
+EXCERPT_CHARS = 2048
+BLOCKED_HEADER_NAMES = frozenset({
+    # 4.9's list: they would break or lie about the request itself.
+    "host", "content-length", "connection", "transfer-encoding", "content-type", "user-agent",
+    # ours: a custom header must never replace the signature a receiver verifies.
+    "webhook-id", "webhook-timestamp", "webhook-signature",
+})
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+V1_EVENT_NAMES = {
+    "cash_in": "CashIn", "cash_out": "CashOut", "refund_in": "RefundIn",
+    "refund_out": "RefundOut", "med_created": "MedCreated", "med_accepted": "MedAccepted",
+    "med_rejected": "MedRejected",
+}
+
+
+# --- configuration -----------------------------------------------------------------------
+
+
+def check_event_type(event_type: str) -> str:
+    if event_type not in EVENT_TYPES:
+        raise InvalidWebhookConfig(
+            f"eventType must be one of {', '.join(EVENT_TYPES)}; got {event_type!r}"
+        )
+    return event_type
+
+
+def check_version(version: str, event_type: str) -> str:
+    if version not in VERSIONS:
+        raise InvalidWebhookConfig(f"version must be v1 or v2; got {version!r}")
+    if version == "v2" and event_type not in V2_EVENT_TYPES:
+        raise InvalidWebhookConfig(f"version v2 has no payload for {event_type}; use v1")
+    return version
+
+
+def check_headers(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """Custom headers as registered (4.9): at most 5, valid names, none of the blocked ones."""
+    if len(pairs) > MAX_HEADERS:
+        raise InvalidWebhookConfig(f"at most {MAX_HEADERS} custom headers; got {len(pairs)}")
+    headers: dict[str, str] = {}
+    seen: set[str] = set()
+    for name, value in pairs:
+        lowered = name.lower()
+        if not _HEADER_NAME.match(name):
+            raise InvalidWebhookConfig(f"header name {name!r} is not a valid HTTP header name")
+        if lowered in BLOCKED_HEADER_NAMES:
+            raise InvalidWebhookConfig(f"header {name!r} cannot be set")
+        if lowered in seen:
+            raise InvalidWebhookConfig(f"header {name!r} is given twice")
+        if any(c in value for c in "\r\n\0") or len(value) > MAX_HEADER_VALUE_LENGTH:
+            raise InvalidWebhookConfig(
+                f"header {name!r} value must be one line of at most {MAX_HEADER_VALUE_LENGTH} chars"
+            )
+        seen.add(lowered)
+        headers[name] = value
+    return headers
+
+
+# --- destinations (SSRF, D19) -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Destination:
+    scheme: str
+    host: str
+    port: int
+
+
+def parse_destination(url: str, *, allow_insecure: bool) -> Destination:
+    """The checks that need no DNS: an absolute https URL (http only when insecure is allowed)."""
+    if len(url) > MAX_URL_LENGTH:
+        raise InvalidWebhookConfig(f"url is longer than {MAX_URL_LENGTH} characters")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise InvalidWebhookConfig(f"url is not a valid URL: {exc}") from exc
+    scheme = parts.scheme.lower()
+    allowed = ("https", "http") if allow_insecure else ("https",)
+    if scheme not in allowed:
+        raise UnsafeWebhookDestination("url must use HTTPS")
+    if not parts.hostname:
+        raise InvalidWebhookConfig("url must have a host")
+    if parts.username is not None or parts.password is not None:
+        raise InvalidWebhookConfig("url must not carry credentials; use a custom header")
+    return Destination(scheme, parts.hostname, port or (443 if scheme == "https" else 80))
+
+
+def check_addresses(host: str, addresses: Iterable[str], *, allow_insecure: bool) -> None:
+    """Every address the host resolves to must be public; loopback only when insecure is on.
+
+    All of them are checked (not just the first) because the connection may use any.
+    """
+    resolved = list(addresses)
+    if not resolved:
+        raise UnsafeWebhookDestination(f"{host} does not resolve")
+    for text in resolved:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        if address.is_loopback and allow_insecure:
+            continue
+        if not address.is_global or address.is_multicast:
+            raise UnsafeWebhookDestination(
+                f"{host} resolves to {address}, a private, loopback, link-local, multicast "
+                "or reserved address"
+            )
+
+
+# --- signing (Standard Webhooks, D17) -----------------------------------------------------
+
+SECRET_PREFIX = "whsec_"  # noqa: S105 - a prefix, not a secret
+
+
+def new_secret() -> str:
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def secret_key(secret: str) -> bytes:
+    """The HMAC key: the bytes base64-encoded after `whsec_`."""
+    try:
+        return base64.b64decode(secret.removeprefix(SECRET_PREFIX), validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError("a webhook secret is whsec_ followed by base64") from exc
+
+
+def sign(secret: str, message_id: str, timestamp: int, body: bytes) -> str:
+    """`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`."""
+    signed = f"{message_id}.{timestamp}.".encode() + body
+    digest = hmac.new(secret_key(secret), signed, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode()
+
+
+def signature_header(
+    secrets_in_use: Sequence[str], message_id: str, timestamp: int, body: bytes
+) -> str:
+    """One signature per live secret, space-separated, so a rotation breaks no receiver."""
+    return " ".join(sign(s, message_id, timestamp, body) for s in secrets_in_use)
+
+
+# --- retries ------------------------------------------------------------------------------
+
+RETRY_WINDOW = timedelta(days=3)
+FIRST_RETRY_SECONDS = 5.0
+RETRY_FACTOR = 3.0
+MAX_RETRY_SECONDS = 4 * 3600.0
+MAX_RETRY_AFTER_SECONDS = 24 * 3600.0
+
+
+def retry_delay(failed_attempts: int, jitter: float) -> float:
+    """Seconds before the next try after `failed_attempts` failures (1-based).
+
+    5 s, 15 s, 45 s, 2.3 min, 6.8 min, 20 min, 1 h, 3 h, then every 4 h; `jitter` in
+    [0, 1) spreads each by +-20 % so that a receiver coming back is not stampeded.
+    The first retry therefore comes within 6 s.
+    """
+    base = min(FIRST_RETRY_SECONDS * RETRY_FACTOR ** (failed_attempts - 1), MAX_RETRY_SECONDS)
+    return base * (0.8 + 0.4 * jitter)
+
+
+def retry_schedule(jitter: float = 0.5, *, window: timedelta = RETRY_WINDOW) -> list[float]:
+    """Offsets (seconds from the first attempt) of every retry until the window closes."""
+    offsets: list[float] = []
+    elapsed, failures = 0.0, 0
+    while elapsed < window.total_seconds():
+        failures += 1
+        elapsed += retry_delay(failures, jitter)
+        offsets.append(elapsed)
+    return offsets
+
+
+def parse_retry_after(value: str | None, now: datetime) -> float | None:
+    """Retry-After as delay-seconds or an HTTP date; None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        at = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    return max(0.0, (at - now).total_seconds())
+
+
+def next_delay(
+    failed_attempts: int, jitter: float, *, status_code: int | None, retry_after: float | None
+) -> float:
+    """The schedule's delay, stretched to a 429/503 Retry-After (bounded to one day)."""
+    delay = retry_delay(failed_attempts, jitter)
+    if status_code in (429, 503) and retry_after is not None:
+        delay = max(delay, min(retry_after, MAX_RETRY_AFTER_SECONDS))
+    return delay
+
+
+def gives_up(created_at: datetime, now: datetime, *, window: timedelta = RETRY_WINDOW) -> bool:
+    """A delivery is failed once it has been retried for the whole window (at least 3 days)."""
+    return now - created_at >= window
+
+
+def is_success(status_code: int) -> bool:
+    """Only 2xx; a redirect is a failure (we never follow one: it could point anywhere)."""
+    return 200 <= status_code < 300
+
+
+def excerpt(text: str) -> str:
+    return text[:EXCERPT_CHARS]
+
+
+# --- payloads -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EventFacts:
+    """An events row: the numeric id, its type, when it happened, and the frozen data."""
+
+    id: int
+    type: str
+    created_at: datetime
+    data: dict[str, Any]
+
+    @property
+    def public_id(self) -> str:
+        return f"evt_{self.id}"
+
+
+def render(event: EventFacts, version: str) -> dict[str, Any]:
+    """The body POSTed to a URL of `version` for this event."""
+    if version == "v2":
+        return _render_v2(event)
+    return _render_v1(event)
+
+
+def _iso(value: str | datetime | None) -> str | None:
+    """Snapshot timestamps (to_jsonb text with an offset) as ISO 8601 UTC with `Z` (D5)."""
+    if value is None:
+        return None
+    at = value if isinstance(value, datetime) else datetime.fromisoformat(value)
+    return at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _counterpart(row: dict[str, Any]) -> dict[str, Any]:
+    counterpart = row.get("counterpart") or {}
+    bank = counterpart.get("bank") or {}
+    return {
+        "name": counterpart.get("name"),
+        "document": mask_document(counterpart.get("document")),
+        "bank": {
+            key: bank.get(key)
+            for key in ("bankISPB", "bankName", "bankCode", "accountBranch", "accountNumber")
+        },
+    }
+
+
+def _render_v1(event: EventFacts) -> dict[str, Any]:
+    """The flat public-family shape: 6.3 for cash-out, the same fields for the others (D16)."""
+    row: dict[str, Any] = event.data.get("transaction") or {}
+    extra: dict[str, Any] = event.data.get("extra") or {}
+    amount, fee = int(row.get("amount") or 0), int(row.get("fee") or 0)
+    movement = MOVEMENT_TYPES.get(row.get("operation", ""), "DEBIT")
+    final = amount + fee if movement == "DEBIT" else amount - fee
+    body: dict[str, Any] = {
+        "event": V1_EVENT_NAMES[event.type],
+        "status": row.get("status"),
+        "transactionType": "PIX",
+        "movementType": movement,
+        "transactionId": row.get("transaction_id"),
+        "externalId": row.get("external_id"),
+        "endToEndId": row.get("end_to_end_id"),
+        "pixKey": row.get("pix_key"),
+        "feeAmount": to_number(fee),
+        "originalAmount": to_number(amount),
+        "finalAmount": to_number(final),
+        "processingDate": _iso(row.get("processed_at")) or _iso(event.created_at),
+        "errorCode": row.get("error_code"),
+        "errorMessage": row.get("error_message"),
+        "counterpart": _counterpart(row),
+        "metadata": {
+            "eventId": event.public_id,
+            "occurredAt": _iso(event.created_at),
+            **(extra.get("metadata") or {}),
+        },
+    }
+    if event.type.startswith("med_"):
+        body["med"] = extra.get("med")
+    return body
+
+
+def _payment(cents: int) -> dict[str, str]:
+    return {"amount": format_amount(cents), "currency": "BRL"}
+
+
+def _txid(row: dict[str, Any], extra: dict[str, Any]) -> str | None:
+    details = row.get("details") or {}
+    txid = extra.get("txId") or details.get("txid") or details.get("txId")
+    return str(txid) if txid else None
+
+
+def _with_error(data: dict[str, Any], row: dict[str, Any], ok_status: str) -> dict[str, Any]:
+    """D11: a failed operation reports status ERROR and an `error` object instead of success."""
+    if row.get("status") == "ERROR":
+        data["status"] = "ERROR"
+        data["error"] = {"code": row.get("error_code"), "message": row.get("error_message")}
+    elif row.get("status") == "PENDING":
+        data["status"] = "PENDING"
+    else:
+        data["status"] = ok_status
+    return data
+
+
+def _render_v2(event: EventFacts) -> dict[str, Any]:
+    """The Central-Bank-style envelope of 6.2: TRANSFER, RECEIVE or REFUND."""
+    row: dict[str, Any] = event.data.get("transaction") or {}
+    extra: dict[str, Any] = event.data.get("extra") or {}
+    counterpart = _counterpart(row)
+    amount = int(row.get("amount") or 0)
+    if event.type == "cash_out":
+        data = _with_error({
+            "id": row.get("id"),
+            "txId": _txid(row, extra),
+            "pixKey": row.get("pix_key"),
+            "status": None,
+            "payment": _payment(amount),
+            "endToEndId": row.get("end_to_end_id"),
+            "creditDebitType": "DEBIT",
+            "idempotencyKey": row.get("idempotency_key"),
+            "creditorAccount": {
+                "name": counterpart["name"],
+                "document": counterpart["document"],
+                "ispb": counterpart["bank"]["bankISPB"],
+            },
+            "remittanceInformation": row.get("description"),
+        }, row, "LIQUIDATED")
+        return {"type": "TRANSFER", "data": data}
+    if event.type == "cash_in":
+        data = _with_error({
+            "id": row.get("id"),
+            "txId": _txid(row, extra),
+            "status": None,
+            "payment": _payment(amount),
+            "endToEndId": row.get("end_to_end_id"),
+            "debtorAccount": {"name": counterpart["name"], "document": counterpart["document"]},
+        }, row, "LIQUIDATED")
+        return {"type": "RECEIVE", "data": data}
+    if event.type in ("refund_in", "refund_out"):
+        original: dict[str, Any] = event.data.get("parent") or row
+        refund_ok = row.get("status") == "CONFIRMED"
+        data = _with_error({
+            "id": original.get("id"),
+            "txId": _txid(original, extra),
+            "status": None,
+            "payment": _payment(int(original.get("amount") or 0)),
+            "refunds": [{
+                "status": "LIQUIDATED" if refund_ok else row.get("status"),
+                "payment": {"amount": to_number(amount), "currency": "BRL"},
+                "endToEndId": row.get("end_to_end_id"),
+                "eventDate": _iso(row.get("processed_at")) or _iso(event.created_at),
+                "information": row.get("description"),
+            }],
+            "endToEndId": original.get("end_to_end_id"),
+            "creditDebitType": "DEBIT" if event.type == "refund_in" else "CREDIT",
+        }, row, "REFUNDED")
+        return {"type": "REFUND", "data": data}
+    raise ValueError(f"version v2 has no payload for {event.type}")

@@ -1,0 +1,20 @@
+"""`webhook.deliver`: one attempt per run; the retry schedule comes back as a `Retry`.
+
+The job is claimed by the worker (its lease covers the POST), the attempt is made outside
+any transaction and logged in its own short one. If the worker dies mid-POST the lease
+expires and another worker retries with the same `webhook-id`: at least once.
+"""
+
+from __future__ import annotations
+
+from pixgate.db.webhooks import DELIVER_JOB
+from pixgate.jobs.registry import Retry, job
+from pixgate.runtime import Runtime
+from pixgate.services import webhooks
+
+
+@job(DELIVER_JOB)
+async def deliver(rt: Runtime, *, delivery_id: int) -> None:
+    retry_in = await webhooks.deliver(rt, delivery_id)
+    if retry_in is not None:
+        raise Retry(retry_in, "webhook delivery failed; retrying on schedule")
