@@ -216,7 +216,7 @@ def accounts_show(
 @accounts_app.command("update")
 def accounts_update(
     account_id: Annotated[int, typer.Argument(metavar="ID")],
-    transaction_limit: Annotated[str | None, typer.Option(help="per-transaction limit, BRL")] = None,
+    transaction_limit: Annotated[str | None, typer.Option(help="per-transaction, BRL")] = None,
     daily_limit: Annotated[str | None, typer.Option(help="daily limit, BRL")] = None,
     night_limit: Annotated[str | None, typer.Option(help="20:00-06:00 limit, BRL")] = None,
     fee: Annotated[

@@ -17,7 +17,11 @@ def cert_header(pem: str) -> str:
 
 
 async def make_account(
-    rt: Runtime, *, name: str = "Loja Teste", balance: Decimal | str = "0", document: str | None = None
+    rt: Runtime,
+    *,
+    name: str = "Loja Teste",
+    balance: Decimal | str = "0",
+    document: str | None = None,
 ) -> accounts.NewAccount:
     return await accounts.create(rt, name=name, balance=balance, document=document)
 

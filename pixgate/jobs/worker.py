@@ -14,8 +14,8 @@ import os
 import random
 import socket
 import uuid
-from datetime import UTC, datetime
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -36,7 +36,7 @@ IDLE_POLL_SECONDS = 1.0
 def backoff(attempt: int) -> float:
     """5 s, 10 s, 20 s ... capped at 1 h, with +-20 % jitter so retries do not stampede."""
     base = min(5.0 * 2 ** (attempt - 1), 3600.0)
-    return base * random.uniform(0.8, 1.2)
+    return float(base * random.uniform(0.8, 1.2))
 
 
 def worker_name() -> str:

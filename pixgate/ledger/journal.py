@@ -33,7 +33,8 @@ async def record(
         lines AS (
             INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
             SELECT entry.id, l.account_id, l.book, l.amount, $4, $5
-            FROM entry, unnest($1::bigint[], $2::text[], $3::bigint[]) AS l(account_id, book, amount)
+            FROM entry,
+                 unnest($1::bigint[], $2::text[], $3::bigint[]) AS l(account_id, book, amount)
             RETURNING entry_id
         )
         SELECT id FROM entry

@@ -163,7 +163,9 @@ async def _add_credential(rt: Runtime, conn: Any, account_id: int) -> NewCredent
     return NewCredential(account_id=account_id, client_id=str(client_id), client_secret=secret)
 
 
-async def _add_certificate(conn: Any, account_id: int, cert: certificates.ClientCertificate) -> None:
+async def _add_certificate(
+    conn: Any, account_id: int, cert: certificates.ClientCertificate
+) -> None:
     added = await credential_rows.insert_certificate(
         conn,
         fingerprint=cert.fingerprint,

@@ -30,7 +30,7 @@ _DUMMY_HASH = bytes(32)
 class IssuedToken:
     access_token: str
     expires_in: int
-    token_type: str = "Bearer"
+    token_type: str = "Bearer"  # noqa: S105 - a token type, not a secret
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +82,7 @@ async def issue_token(
 
 
 def authenticate(rt: Runtime, authorization: str | None, cert_header: str | None) -> Principal:
-    """Verify `Authorization: Bearer`; when the proxy forwards a certificate it must be the bound one."""
+    """Verify `Authorization: Bearer`; a forwarded certificate must be the bound one."""
     scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("missing bearer token")

@@ -24,6 +24,7 @@ from pixgate.api.schemas.auth import TokenRequest, TokenResponse
 from pixgate.domain import errors
 from pixgate.services import auth
 
+
 class TokenRoute(EnvelopeRoute):
     """Also takes the OAuth 2.0 form body (D2), so the JSON-only check skips it."""
 
@@ -102,7 +103,7 @@ def _credentials(request: Request, raw: bytes) -> TokenRequest:
         data = _from_form(request, raw)
     else:
         try:
-            data = orjson.loads(raw) if raw else None
+            data = orjson.loads(raw) if raw else {}
         except orjson.JSONDecodeError as exc:
             raise _invalid([{"field": "body", "message": "malformed JSON"}]) from exc
         if not isinstance(data, dict):

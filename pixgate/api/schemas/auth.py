@@ -10,8 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 class TokenRequest(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
 
-    clientId: str = Field(description="UUID v4 issued with the credential")  # noqa: N815
-    clientSecret: str = Field(min_length=8, max_length=64)  # noqa: N815
+    clientId: str = Field(description="UUID v4 issued with the credential")
+    clientSecret: str = Field(min_length=8, max_length=64)
 
     @field_validator("clientId")
     @classmethod
@@ -27,5 +27,5 @@ class TokenRequest(BaseModel):
 
 class TokenResponse(BaseModel):
     access_token: str
-    token_type: str = "Bearer"
+    token_type: str = "Bearer"  # noqa: S105 - a token type, not a secret
     expires_in: int = Field(description="seconds; 1800 by default")

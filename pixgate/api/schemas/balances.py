@@ -12,8 +12,8 @@ class BalanceAmount(BaseModel):
 
 
 class BalanceItem(BaseModel):
-    eventDate: str  # noqa: N815
-    balanceAmount: BalanceAmount  # noqa: N815
+    eventDate: str
+    balanceAmount: BalanceAmount
 
 
 class AccountBalances(BaseModel):
@@ -21,7 +21,7 @@ class AccountBalances(BaseModel):
 
 
 class StandardBalance(BaseModel):
-    grossBalance: float  # noqa: N815
-    blockedBalance: float  # noqa: N815
-    netBalance: float  # noqa: N815
-    consultedAt: str  # noqa: N815
+    grossBalance: float
+    blockedBalance: float
+    netBalance: float
+    consultedAt: str

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 
 class SimpleError(BaseModel):
-    statusCode: int  # noqa: N815 - wire names are the spec's
+    statusCode: int
     message: str | list[str]
     error: str
 
@@ -20,7 +20,7 @@ class ErrorEnvelope(SimpleError):
     path: str
     method: str
     code: str = Field(description="stable machine-readable identifier; branch on it")
-    userMessage: str  # noqa: N815
+    userMessage: str
     details: dict[str, Any] | None = None
-    errorId: str  # noqa: N815
+    errorId: str
     errorCode: str | None = Field(default=None, description="business errors; equals code")

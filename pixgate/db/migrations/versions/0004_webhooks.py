@@ -1,4 +1,4 @@
-"""Webhooks: endpoints per event type, signing secrets, deliveries (one per event and URL), attempts.
+"""Webhooks: endpoints per event type, signing secrets, deliveries (per event and URL), attempts.
 
 Revision ID: 0004
 Revises: 0003
