@@ -67,6 +67,8 @@ def create_app(
         docs_url=None,
         redoc_url=None,
         dependencies=[Depends(require_json)],
+        # Per-request OpenTelemetry probing costs throughput; pixgate exports Prometheus.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     if runtime is not None:
         app.state.runtime = runtime

@@ -1,4 +1,8 @@
-"""Dependencies every router shares: the runtime, the calling account, JSON bodies."""
+"""Dependencies every router shares: the runtime, the calling account, JSON bodies.
+
+All are `async def`: FastAPI runs plain `def` dependencies in a thread pool, a measurable
+cost on every request (docs/performance.md).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from pixgate.runtime import Runtime
 from pixgate.services import auth
 
 
-def get_runtime(request: Request) -> Runtime:
+async def get_runtime(request: Request) -> Runtime:
     runtime: Runtime = request.app.state.runtime
     return runtime
 
@@ -19,7 +23,7 @@ def get_runtime(request: Request) -> Runtime:
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 
 
-def current_principal(request: Request, rt: RuntimeDep) -> auth.Principal:
+async def current_principal(request: Request, rt: RuntimeDep) -> auth.Principal:
     return auth.authenticate(
         rt, request.headers.get("authorization"), request.headers.get("x-ssl-client-cert")
     )
@@ -28,7 +32,7 @@ def current_principal(request: Request, rt: RuntimeDep) -> auth.Principal:
 CurrentAccount = Annotated[auth.Principal, Depends(current_principal)]
 
 
-def require_json(request: Request) -> None:
+async def require_json(request: Request) -> None:
     """A body in another format is a clear 415, not a confusing field error."""
     if request.method not in ("POST", "PUT", "PATCH"):
         return

@@ -1,0 +1,153 @@
+"""Read throughput: GET /accounts/balances and GET /api/transactions vs the same app's /healthz.
+
+    python bench/read.py [--duration 20] [--connections 64] [--workers 1]
+
+Creates a fresh database on the server, migrates it, creates an account (and, when the
+cash-out endpoint exists, 100 cash-outs so that page 1 of the transaction list is full),
+serves the gateway as a subprocess and measures each route with wrk after a warm-up.
+The baseline is GET /healthz, a trivial JSON route of the same app behind the same
+middleware, in the same process configuration: the ratio is the cost of the route's own
+work (token verification, one query, the response model) over the framework's.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import (
+    Deployment,
+    arguments,
+    machine_summary,
+    running,
+    table,
+    token,
+    verdict,
+    warmup_seconds,
+    wrk,
+)
+
+BALANCE_TARGET = 0.5
+
+
+def has_route(base: str, path: str, bearer: str) -> bool:
+    """A GET answers 404 only when no route matches (a POST-only route answers 405)."""
+    request = urllib.request.Request(f"{base}{path}", headers={"Authorization": f"Bearer {bearer}"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code != 404
+    return True
+
+
+def seed_cash_outs(base: str, bearer: str, count: int) -> None:
+    """Page 1 of the list should hold 20 real rows, made the way a client makes them."""
+    for _ in range(count):
+        body = json.dumps(
+            {
+                "value": 0.01,
+                "externalId": f"seed-{uuid.uuid4().hex}",
+                "description": "seed",
+                "details": {
+                    "key": "123e4567-e89b-42d3-a456-426614174000",
+                    "keyType": "RANDOM",
+                    "name": "Fulano de Tal",
+                    "document": "52998224725",
+                },
+            }
+        ).encode()
+        request = urllib.request.Request(
+            f"{base}/api/pix/cash-out",
+            data=body,
+            method="POST",
+            headers={"Authorization": f"Bearer {bearer}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            response.read()
+
+
+def main() -> int:
+    parser = arguments(__doc__ or "", duration=20)
+    parser.add_argument("--workers", type=int, default=1, help="API processes")
+    args = parser.parse_args()
+    print(machine_summary(args.server))
+    deployment = Deployment.on_server(args.server)
+    try:
+        deployment.upgrade()
+        account = deployment.account()
+        with running(deployment, workers=args.workers) as gateway:
+            bearer = token(gateway.base, account)
+            routes = [
+                ("GET /healthz (baseline)", "/healthz", None),
+                ("GET /accounts/balances", "/accounts/balances", bearer),
+            ]
+            if has_route(gateway.base, "/api/transactions", bearer):
+                if has_route(gateway.base, "/api/pix/cash-out", bearer):
+                    seed_cash_outs(gateway.base, bearer, 100)
+                routes.append(
+                    (
+                        "GET /api/transactions?page=1&size=20",
+                        "/api/transactions?page=1&size=20",
+                        bearer,
+                    )
+                )
+            else:
+                print("note: GET /api/transactions is not served yet; skipped")
+            rows: list[list[Any]] = []
+            baseline = 0.0
+            for label, path, auth in routes:
+                env = {"BENCH_TOKEN": auth} if auth else {}
+                url = gateway.base + path
+                wrk(
+                    url,
+                    "wrk.lua",
+                    duration=warmup_seconds(args),
+                    connections=args.connections,
+                    threads=args.threads,
+                    env=env,
+                )
+                result = wrk(
+                    url,
+                    "wrk.lua",
+                    duration=args.duration,
+                    connections=args.connections,
+                    threads=args.threads,
+                    env=env,
+                )
+                baseline = baseline or result.rps
+                rows.append(
+                    [
+                        label,
+                        result.rps,
+                        result.p50_ms,
+                        result.p99_ms,
+                        result.non_2xx,
+                        result.rps / baseline,
+                    ]
+                )
+        print(
+            f"\nreads, {args.workers} API process(es), {args.connections} connections, "
+            f"{args.duration:g} s each (wrk -t{args.threads})"
+        )
+        print(table(["route", "req/s", "p50 ms", "p99 ms", "non-2xx", "x healthz"], rows))
+        balance_ratio = float(rows[1][5])
+        ok = balance_ratio >= BALANCE_TARGET and all(r[4] == 0 for r in rows)
+        print(
+            f"\ntarget: balances >= {BALANCE_TARGET} x healthz, 0 non-2xx: "
+            f"{balance_ratio:.2f} -> {verdict(ok)}"
+        )
+    finally:
+        deployment.cleanup(args.server, keep=args.keep)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Every bench for 2 seconds: a crash test, not a measurement (the targets print but do not fail).
+# Exits non-zero when a bench crashes or the cash-out exactly-once check fails.
+# Needs wrk, pgbench and the PostgreSQL server of PIXGATE_BENCH_SERVER (default 127.0.0.1:5432).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python}
+failed=()
+run() {
+    echo "=== $*"
+    if ! "$PYTHON" "$@"; then
+        failed+=("$1")
+    fi
+}
+run bench/read.py --duration 2 --warmup 1
+run bench/memory.py --requests 2000 --duration 2
+run bench/statements.py
+run bench/cash_out.py --duration 2 --warmup 1
+run bench/webhook_latency.py --duration 2
+if ((${#failed[@]})); then
+    echo "failed: ${failed[*]}" >&2
+    exit 1
+fi
+echo "all benches ran"
