@@ -1,7 +1,12 @@
 """CPF and CNPJ: form and check digits, including the alphanumeric CNPJ (D29).
 
-Alphanumeric CNPJ: 12 characters of [0-9A-Z] then 2 numeric check digits; each
-character counts as its ASCII code minus 48 in the usual mod-11 weights.
+CPF: 11 digits, the last two mod-11 check digits. CNPJ: 14 characters, the first 12 of
+`[0-9A-Z]` (purely numeric CNPJs are the special case the alphanumeric rule reduces to)
+and 2 numeric check digits; each character counts as its ASCII code minus 48 in the usual
+mod-11 weights, so `A` is 17 and a digit is its own value.
+
+Form checks are ASCII-only on purpose: Python's `\\d` and `str.isdigit` also accept digits
+of other scripts, which no settling bank would.
 """
 
 from __future__ import annotations
@@ -9,25 +14,36 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-_CPF = re.compile(r"^\d{11}$")
-_CNPJ = re.compile(r"^[0-9A-Z]{12}\d{2}$")
+_CPF = re.compile(r"[0-9]{11}")
+_CNPJ = re.compile(r"[0-9A-Z]{12}[0-9]{2}")
+_CPF_BASE = re.compile(r"[0-9]{9}")
+_CNPJ_BASE = re.compile(r"[0-9A-Z]{12}")
 _SEPARATORS = str.maketrans("", "", ".-/ ")
+_CPF_WEIGHTS = list(range(10, 1, -1))
+_CNPJ_WEIGHTS = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]
 
 
 def only_document_chars(value: str) -> str:
-    """Drop the punctuation of formatted documents (`123.456.789-09`) and uppercase."""
+    """Drop the punctuation of a formatted document (`123.456.789-09`) and uppercase it.
+
+    Clients copy documents as printed; the stored and compared form is the bare one.
+    Lowercase letters are uppercased because an alphanumeric CNPJ is case-insensitive.
+    """
     return value.translate(_SEPARATORS).upper()
 
 
 def is_cpf_form(value: str) -> bool:
-    return bool(_CPF.match(value))
+    """11 ASCII digits, check digits not verified (cash-out keys take the form only)."""
+    return _CPF.fullmatch(value) is not None
 
 
 def is_cnpj_form(value: str) -> bool:
-    return bool(_CNPJ.match(value))
+    """12 characters of `[0-9A-Z]` then 2 digits, check digits not verified."""
+    return _CNPJ.fullmatch(value) is not None
 
 
 def document_kind(value: str) -> Literal["CPF", "CNPJ"] | None:
+    """Which document a bare value has the form of; the two lengths never overlap."""
     if is_cpf_form(value):
         return "CPF"
     if is_cnpj_form(value):
@@ -42,40 +58,50 @@ def _mod11_digit(values: list[int], weights: list[int]) -> int:
 
 def _cpf_digits(base9: str) -> str:
     values = [int(c) for c in base9]
-    first = _mod11_digit(values, list(range(10, 1, -1)))
-    second = _mod11_digit([*values, first], list(range(11, 1, -1)))
+    first = _mod11_digit(values, _CPF_WEIGHTS)
+    second = _mod11_digit([*values, first], [11, *_CPF_WEIGHTS])
     return f"{first}{second}"
 
 
 def _cnpj_digits(base12: str) -> str:
     values = [ord(c) - 48 for c in base12]
-    weights = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]
-    first = _mod11_digit(values, weights)
-    second = _mod11_digit([*values, first], [6, *weights])
+    first = _mod11_digit(values, _CNPJ_WEIGHTS)
+    second = _mod11_digit([*values, first], [6, *_CNPJ_WEIGHTS])
     return f"{first}{second}"
 
 
 def is_valid_cpf(value: str) -> bool:
+    """A CPF with correct check digits.
+
+    A run of one digit (`11111111111`) has correct check digits yet is never issued; it is
+    what people type to get past a form, so it is refused.
+    """
     if not is_cpf_form(value) or len(set(value)) == 1:
         return False
     return value[9:] == _cpf_digits(value[:9])
 
 
 def is_valid_cnpj(value: str) -> bool:
+    """A CNPJ, numeric or alphanumeric, with correct check digits; `00000000000000` refused."""
     if not is_cnpj_form(value) or len(set(value)) == 1:
         return False
     return value[12:] == _cnpj_digits(value[:12])
 
 
 def is_valid_document(value: str) -> bool:
+    """A valid CPF or CNPJ in bare form (callers strip punctuation first)."""
     return is_valid_cpf(value) or is_valid_cnpj(value)
 
 
 def make_cpf(base9: str) -> str:
-    """A valid CPF from 9 digits (tests and the sandbox's synthetic holders)."""
+    """The valid CPF that starts with these 9 digits: for tests and the sandbox's holders."""
+    if _CPF_BASE.fullmatch(base9) is None:
+        raise ValueError("a CPF base is 9 digits")
     return base9 + _cpf_digits(base9)
 
 
 def make_cnpj(base12: str) -> str:
-    """A valid CNPJ from 12 characters of [0-9A-Z]."""
+    """The valid CNPJ that starts with these 12 characters of `[0-9A-Z]`."""
+    if _CNPJ_BASE.fullmatch(base12) is None:
+        raise ValueError("a CNPJ base is 12 characters of [0-9A-Z]")
     return base12 + _cnpj_digits(base12)

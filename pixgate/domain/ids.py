@@ -1,4 +1,8 @@
-"""Identifier formats: end-to-end ids (D8), refund ids, cob txids."""
+"""Identifier formats: end-to-end ids (D8) and txids (4.14).
+
+Random parts come from `secrets`: an end-to-end id or a txid that could be guessed would
+let anyone probe for other accounts' transactions.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,15 @@ from datetime import UTC, datetime
 from typing import Literal
 
 _ALNUM = string.ascii_letters + string.digits
-_E2E = re.compile(r"^[ED](\d{8})(\d{12})([A-Za-z0-9]{11})$")
+_ISPB = re.compile(r"[0-9]{8}")
+_E2E = re.compile(r"[ED][0-9]{8}([0-9]{12})[A-Za-z0-9]{11}")
+
 TXID_PATTERN = re.compile(r"^[a-zA-Z0-9]{26,35}$")
+"""The cob txid of the Central Bank's API Pix (4.14).
+
+Match it with `fullmatch` (or use `is_txid`): `match` would let `$` accept a trailing
+newline. Kept in this spelling so it can be handed to pydantic and shown in OpenAPI as is.
+"""
 
 
 def _random(length: int) -> str:
@@ -18,24 +29,45 @@ def _random(length: int) -> str:
 
 
 def new_end_to_end_id(ispb: str, at: datetime, prefix: Literal["E", "D"] = "E") -> str:
-    """`E` + ISPB + yyyyMMddHHmm (UTC) + 11 random characters: 32 in all. `D` for refunds."""
+    """`E` + 8-digit ISPB + yyyyMMddHHmm (UTC) + 11 random alphanumerics: 32 characters.
+
+    `D` in place of `E` for refunds (D8). `at` must carry its time zone: a naive time would
+    be read as the machine's local time and put a wrong minute in the id.
+    """
+    if _ISPB.fullmatch(ispb) is None:
+        raise ValueError("an ISPB is 8 digits")
+    if at.tzinfo is None or at.utcoffset() is None:
+        raise ValueError("the time of an end-to-end id must be timezone-aware")
     return f"{prefix}{ispb}{at.astimezone(UTC):%Y%m%d%H%M}{_random(11)}"
 
 
 def is_end_to_end_id(value: str) -> bool:
-    match = _E2E.match(value)
-    if not match:
+    """The form of D8, with a date-time that exists (no 13th month, no 25th hour)."""
+    match = _E2E.fullmatch(value)
+    if match is None:
         return False
+    stamp = match.group(1)
     try:
-        datetime.strptime(match.group(2), "%Y%m%d%H%M")
+        datetime(
+            int(stamp[0:4]),
+            int(stamp[4:6]),
+            int(stamp[6:8]),
+            int(stamp[8:10]),
+            int(stamp[10:12]),
+            tzinfo=UTC,
+        )
     except ValueError:
         return False
     return True
 
 
 def new_txid(length: int = 32) -> str:
+    """A random alphanumeric txid; 26 to 35 for a cob, at most 25 inside a static BR Code."""
+    if length < 1:
+        raise ValueError("a txid has at least one character")
     return _random(length)
 
 
 def is_txid(value: str) -> bool:
-    return bool(TXID_PATTERN.match(value))
+    """A cob txid: 26 to 35 ASCII letters and digits."""
+    return TXID_PATTERN.fullmatch(value) is not None

@@ -1,33 +1,52 @@
-"""Stored values and the display labels of the transaction lists (2.6)."""
+"""Stored values of transactions and the labels the transaction lists display (2.6).
+
+The database keeps the stable English codes; the lists show the spec's labels. Keeping the
+two apart lets a label change without a migration, and filters take the stored values.
+"""
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Final
 
 
 class TransactionStatus(StrEnum):
+    """`transactions.status`."""
+
     PENDING = "PENDING"
     CONFIRMED = "CONFIRMED"
     ERROR = "ERROR"
 
 
 class OperationType(StrEnum):
+    """`transactions.operation`: the direction and kind of money movement."""
+
     PAYMENT = "PAYMENT"
     WITHDRAW = "WITHDRAW"
     REFUND_IN = "REFUND_IN"
     REFUND_OUT = "REFUND_OUT"
 
 
-STATUS_LABELS = {"PENDING": "Pendente", "CONFIRMED": "Confirmado", "ERROR": "Error"}
-OPERATION_LABELS = {
+STATUS_LABELS: Final[dict[str, str]] = {
+    "PENDING": "Pendente",
+    "CONFIRMED": "Confirmado",
+    "ERROR": "Error",
+}
+"""Status as listed. `Error` is English in the spec, unlike the two others."""
+
+OPERATION_LABELS: Final[dict[str, str]] = {
     "PAYMENT": "Pix in",
     "WITHDRAW": "Pix out",
     "REFUND_IN": "Refund in",
     "REFUND_OUT": "Refund out",
 }
-MOVEMENT_TYPES = {
+"""Operation type as listed."""
+
+MOVEMENT_TYPES: Final[dict[str, str]] = {
     "PAYMENT": "CREDIT",
     "REFUND_OUT": "CREDIT",
     "WITHDRAW": "DEBIT",
     "REFUND_IN": "DEBIT",
 }
+"""Whether an operation adds to the account (a PIX received, a cash-out returned by its
+receiver) or takes from it (a PIX sent, a received PIX refunded to its payer)."""

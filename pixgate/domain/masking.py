@@ -1,8 +1,14 @@
-"""Document masking, the one rule used in lists, webhooks and the dashboard.
+"""Document masking: the one rule for lists, webhooks and the dashboard (2.6).
 
-- CPF `12345678909` -> `***.456.789-**` (the middle six digits shown).
-- CNPJ `12345678000195` -> `**.345.678/0001-**` (characters 3 to 12 shown; alphanumeric too).
-- Anything else: every character but the last two replaced by `*`.
+- CPF `12345678909` -> `***.456.789-**`: digits 4 to 9 shown, formatted.
+- CNPJ `12345678000195` -> `**.345.678/0001-**`: characters 3 to 12 shown, formatted; an
+  alphanumeric CNPJ the same way (`12ABC34501DE35` -> `**.ABC.345/01DE-**`).
+- Punctuated input (`123.456.789-09`) is recognised after removing `.`, `-`, `/` and spaces.
+- Anything else: every character but the last two replaced by `*` (`ABC123` -> `****23`).
+- No document (`None`) stays `None`.
+
+Enough is shown for a holder to recognise their document (the CPF pattern is the one
+Brazilian payment receipts commonly print), while no answer or payload carries a complete one.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from pixgate.domain.documents import is_cnpj_form, is_cpf_form, only_document_ch
 
 
 def mask_document(document: str | None) -> str | None:
+    """The masked form of a stored (unmasked) document, by the rule above."""
     if document is None:
         return None
     value = only_document_chars(document)
@@ -18,4 +25,4 @@ def mask_document(document: str | None) -> str | None:
         return f"***.{value[3:6]}.{value[6:9]}-**"
     if is_cnpj_form(value):
         return f"**.{value[2:5]}.{value[5:8]}/{value[8:12]}-**"
-    return "*" * max(len(value) - 2, 0) + value[-2:]
+    return "*" * max(len(document) - 2, 0) + document[-2:]
