@@ -15,6 +15,8 @@ from pixgate.clock import Clock
 from pixgate.db import embedded, server_keys
 from pixgate.db.pool import Database
 from pixgate.domain.tokens import TokenSigner
+from pixgate.provider.base import SettlingBank
+from pixgate.provider.sandbox import SandboxBank
 from pixgate.settings import Settings
 
 
@@ -24,6 +26,7 @@ class Runtime:
     db: Database
     signer: TokenSigner
     secret_hash_key: bytes
+    provider: SettlingBank
     clock: Clock = field(default_factory=Clock)
 
 
@@ -60,6 +63,12 @@ async def build_runtime(settings: Settings, database_url: str) -> AsyncIterator[
     )
     try:
         signer, hash_key = await load_keys(db, settings)
-        yield Runtime(settings=settings, db=db, signer=signer, secret_hash_key=hash_key)
+        yield Runtime(
+            settings=settings,
+            db=db,
+            signer=signer,
+            secret_hash_key=hash_key,
+            provider=SandboxBank(settings, db),
+        )
     finally:
         await db.close()

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Header, Request
 
-from pixgate.domain.errors import UnsupportedMediaType
+from pixgate.domain import scenarios
+from pixgate.domain.errors import NotFound, UnsupportedMediaType, ValidationFailed
 from pixgate.runtime import Runtime
 from pixgate.services import auth
 
@@ -30,6 +31,24 @@ async def current_principal(request: Request, rt: RuntimeDep) -> auth.Principal:
 
 
 CurrentAccount = Annotated[auth.Principal, Depends(current_principal)]
+
+
+async def sandbox_scenario(
+    rt: RuntimeDep, x_sandbox_scenario: Annotated[str | None, Header()] = None
+) -> str | None:
+    """The canonical `X-Sandbox-Scenario` (D22); refused outside sandbox mode."""
+    if x_sandbox_scenario is not None and not rt.settings.sandbox:
+        raise ValidationFailed(["X-Sandbox-Scenario is only accepted in sandbox mode"])
+    return scenarios.parse(x_sandbox_scenario)
+
+
+SandboxScenario = Annotated[str | None, Depends(sandbox_scenario)]
+
+
+async def sandbox_only(rt: RuntimeDep) -> None:
+    """Sandbox routes (D24) do not exist outside sandbox mode."""
+    if not rt.settings.sandbox:
+        raise NotFound("Not Found")
 
 
 async def require_json(request: Request) -> None:

@@ -2,6 +2,22 @@
 
 from fastapi import APIRouter
 
-from pixgate.api.routes import auth, balances, ops, webhooks
+from pixgate.api.routes import (
+    auth,
+    balances,
+    cash_out,
+    dict_transfer,
+    ops,
+    sandbox_dict,
+    webhooks,
+)
 
-ROUTERS: list[APIRouter] = [auth.router, balances.router, ops.router, webhooks.router]
+ROUTERS: list[APIRouter] = [
+    auth.router,
+    cash_out.router,
+    dict_transfer.router,
+    balances.router,
+    webhooks.router,
+    sandbox_dict.router,
+    ops.router,
+]

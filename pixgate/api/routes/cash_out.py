@@ -1,0 +1,59 @@
+"""POST /api/pix/cash-out: parse, call the service, shape 2.2."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
+from pixgate.api.errors import EnvelopeRoute, openapi_responses
+from pixgate.api.schemas.cash_out import CashOutRequest, CashOutResponse
+from pixgate.api.schemas.common import iso
+from pixgate.domain import errors
+from pixgate.services import cash_out
+
+router = APIRouter(route_class=EnvelopeRoute, tags=["cash-out"])
+
+
+@router.post(
+    "/api/pix/cash-out",
+    status_code=201,
+    response_model=CashOutResponse,
+    summary="Send a PIX to a key",
+    responses=openapi_responses(
+        errors.ValidationFailed,
+        errors.InvalidAmount,
+        errors.InvalidPixKey,
+        errors.InsufficientBalance,
+        errors.TransactionLimitExceeded,
+        errors.DailyLimitExceeded,
+        errors.NightLimitExceeded,
+        errors.DuplicateExternalId,
+        errors.ProviderUnavailable,
+    ),
+)
+async def create_cash_out(
+    body: CashOutRequest, rt: RuntimeDep, who: CurrentAccount, scenario: SandboxScenario
+) -> dict[str, Any]:
+    created = await cash_out.create(
+        rt,
+        who.account_id,
+        cash_out.CashOutOrder(
+            value=body.value,
+            external_id=body.externalId,
+            description=body.description,
+            key=body.details.key,
+            key_type=body.details.keyType,
+            name=body.details.name,
+            document=body.details.document,
+            check_document=body.details.checkPixKeyWithDocument,
+        ),
+        scenario=scenario,
+    )
+    return {
+        "transactionId": str(created.transaction_id),
+        "externalId": created.external_id,
+        "status": created.status,
+        "generateTime": iso(created.created_at),
+    }

@@ -1,0 +1,89 @@
+"""POST /dict/pix (4.13): Central-Bank-style transfer to a DICT key; 201 (D13), simple error body.
+
+A repeat of `x-idempotency-key` answers 201 again with the same transfer (as it is now)
+and the header `Idempotent-Replayed: true`, so a client retrying after a timeout gets
+the answer it missed; the same key with a different body is a 422.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, Response
+
+from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
+from pixgate.api.errors import openapi_responses
+from pixgate.api.schemas.common import iso
+from pixgate.api.schemas.dict_transfer import (
+    DictTransferRequest,
+    DictTransferResponse,
+    is_uuid_v4,
+)
+from pixgate.api.schemas.errors import SimpleError
+from pixgate.domain import errors
+from pixgate.domain.money import to_cents, to_number
+from pixgate.services import dict_transfer
+
+router = APIRouter(tags=["dict"], responses={401: {"model": SimpleError}})
+
+TYPE_OF_STATUS = {"PENDING": "PENDING", "CONFIRMED": "COMPLETED", "ERROR": "ERROR"}
+"""2.8's `type` for each transaction status (D10)."""
+
+
+def idempotency_key(
+    x_idempotency_key: Annotated[
+        str | None, Header(description="UUID v4; a repeat answers the same transfer")
+    ] = None,
+) -> uuid.UUID:
+    """Checked before the body, so a request without a key never does anything else."""
+    if x_idempotency_key is None:
+        raise errors.ValidationFailed(["x-idempotency-key: required header is missing"])
+    if not is_uuid_v4(x_idempotency_key):
+        raise errors.ValidationFailed(["x-idempotency-key: must be a UUID v4"])
+    return uuid.UUID(x_idempotency_key)
+
+
+@router.post(
+    "/dict/pix",
+    status_code=201,
+    response_model=DictTransferResponse,
+    summary="Transfer to a PIX key (DICT)",
+    responses=openapi_responses(
+        errors.ValidationFailed,
+        errors.DictKeyNotFound,
+        errors.IspbDenied,
+        errors.DictTransferInsufficientBalance,
+        errors.IdempotencyKeyReused,
+    ),
+)
+async def create_transfer(
+    body: DictTransferRequest,
+    response: Response,
+    rt: RuntimeDep,
+    who: CurrentAccount,
+    key: Annotated[uuid.UUID, Depends(idempotency_key)],
+    scenario: SandboxScenario,
+) -> dict[str, Any]:
+    order = dict_transfer.TransferOrder(
+        pix_key=body.pixKey,
+        amount=to_cents(body.payment.amount),
+        priority=body.priority,
+        expiration=body.expiration,
+        creditor_document=body.creditorDocument,
+        description=body.description,
+        payment_flow=body.paymentFlow,
+        ispb_deny=tuple(body.ispbDeny) if body.ispbDeny is not None else None,
+    )
+    transfer = await dict_transfer.create(
+        rt, who.account_id, order, idempotency_key=key, scenario=scenario
+    )
+    if transfer.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return {
+        "endToEndId": transfer.end_to_end_id,
+        "eventDate": iso(transfer.processed_at or transfer.created_at),
+        "id": transfer.id,
+        "payment": {"amount": to_number(transfer.amount)},
+        "type": TYPE_OF_STATUS[transfer.status],
+    }

@@ -1,0 +1,126 @@
+"""POST /dict/pix bodies (4.13, 2.8): a transfer to a PIX key found in the DICT.
+
+Every 400 of the endpoint is decided here, before the service runs, so a rejected request
+never reaches the DICT or the ledger. The shapes of keys and documents come from the
+domain (`dict_key_type`, `is_valid_document`), the same rules every other endpoint uses.
+"""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+
+from pixgate.domain.documents import is_valid_document, only_document_chars
+from pixgate.domain.money import InvalidAmount, to_cents
+from pixgate.domain.pix_keys import dict_key_type
+
+Ispb = Annotated[str, StringConstraints(pattern=r"^\d{8}$")]
+
+
+def is_uuid_v4(value: str) -> bool:
+    """The canonical 36-character form with version 4 (what the spec asks of the header)."""
+    try:
+        parsed = uuid.UUID(value)
+    except ValueError:
+        return False
+    return len(value) == 36 and parsed.version == 4 and str(parsed) == value.lower()
+
+
+class DictPayment(BaseModel):
+    currency: str = Field(description="always BRL")
+    amount: Decimal = Field(description="BRL, more than 0, at most 2 decimal places")
+
+    @field_validator("currency")
+    @classmethod
+    def _brl(cls, value: str) -> str:
+        if value != "BRL":
+            raise ValueError("currency must be BRL")
+        return value
+
+    @field_validator("amount")
+    @classmethod
+    def _money(cls, value: Decimal) -> Decimal:
+        try:
+            cents = to_cents(value)
+        except InvalidAmount as exc:
+            raise ValueError("amount must have at most 2 decimal places") from exc
+        if cents <= 0:
+            raise ValueError("amount must be greater than 0")
+        return value
+
+
+class DictTransferRequest(BaseModel):
+    """Field names are the spec's; `paymentFlow` names the spec's unnamed categorisation field."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    pixKey: str = Field(
+        description="CPF (11 digits), CNPJ (14), e-mail, +55 phone or EVP (UUID)"
+    )
+    creditorDocument: str | None = Field(
+        default=None,
+        description="CPF or CNPJ of the key holder, check digits verified; required for HIGH. "
+        "When given and different from the DICT holder's, the transfer ends in ERROR "
+        "(TAX_ID_MISMATCH) without debit.",
+    )
+    priority: Literal["HIGH", "NORM"] = Field(
+        default="NORM", description="HIGH: settled at once; NORM: queued until `expiration`"
+    )
+    description: str | None = Field(default=None, max_length=140)
+    paymentFlow: str | None = Field(
+        default=None, max_length=100, description="free text for internal categorisation"
+    )
+    expiration: int = Field(
+        default=600, ge=1, le=10800, description="seconds a NORM transfer may wait in the queue"
+    )
+    payment: DictPayment
+    ispbDeny: list[Ispb] | None = Field(
+        default=None, max_length=100, description="ISPBs (8 digits) the money must not go to"
+    )
+
+    @field_validator("pixKey")
+    @classmethod
+    def _pix_key(cls, value: str) -> str:
+        if dict_key_type(value) is None:
+            raise ValueError("pixKey must be a CPF, CNPJ, e-mail, +55 phone or EVP key")
+        return value
+
+    @field_validator("creditorDocument")
+    @classmethod
+    def _document(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        document = only_document_chars(value)
+        if not is_valid_document(document):
+            raise ValueError("creditorDocument must be a CPF or CNPJ with valid check digits")
+        return document
+
+    @model_validator(mode="after")
+    def _high_needs_document(self) -> DictTransferRequest:
+        if self.priority == "HIGH" and self.creditorDocument is None:
+            raise ValueError("creditorDocument is required when priority is HIGH")
+        return self
+
+
+class DictPaymentAmount(BaseModel):
+    amount: float
+
+
+class DictTransferResponse(BaseModel):
+    """2.8. `endToEndId` is assigned at creation; the TRANSFER webhook repeats it on settlement."""
+
+    endToEndId: str
+    eventDate: str
+    id: int
+    payment: DictPaymentAmount
+    type: Literal["PENDING", "COMPLETED", "ERROR"]

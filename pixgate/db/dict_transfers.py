@@ -1,0 +1,80 @@
+"""Rows of DICT transfers (`transactions` with kind `dict_transfer`), always scoped by account."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+from pixgate.db.pool import Connection
+
+COLUMNS = "id, kind, status, amount, fee, end_to_end_id, pix_key, details, created_at, processed_at"
+
+
+async def insert_once(
+    conn: Connection,
+    *,
+    account_id: int,
+    idempotency_key: uuid.UUID,
+    status: str,
+    amount: int,
+    fee: int,
+    end_to_end_id: str,
+    pix_key: str,
+    pix_key_type: str,
+    description: str | None,
+    counterpart: dict[str, Any],
+    details: dict[str, Any],
+    created_at: datetime,
+    error_code: str | None = None,
+    error_message: str | None = None,
+) -> asyncpg.Record | None:
+    """Insert the transfer unless the account already used the key; None on such a repeat.
+
+    A transfer inserted already final (ERROR) is processed at its creation.
+
+    The UNIQUE (account_id, idempotency_key) constraint decides, so concurrent repeats wait
+    for the first insert's transaction and then insert nothing.
+    """
+    return await conn.fetchrow(
+        f"""
+        INSERT INTO transactions (
+            account_id, operation, kind, status, idempotency_key, amount, fee, end_to_end_id,
+            pix_key, pix_key_type, description, counterpart, details, created_at,
+            error_code, error_message, processed_at
+        )
+        VALUES ($1, 'WITHDRAW', 'dict_transfer', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+                $13, $14, $15)
+        ON CONFLICT (account_id, idempotency_key) DO NOTHING
+        RETURNING {COLUMNS}
+        """,  # noqa: S608 - COLUMNS is a constant
+        account_id,
+        status,
+        idempotency_key,
+        amount,
+        fee,
+        end_to_end_id,
+        pix_key,
+        pix_key_type,
+        description,
+        counterpart,
+        details,
+        created_at,
+        error_code,
+        error_message,
+        None if status == "PENDING" else created_at,
+    )
+
+
+async def by_idempotency_key(
+    conn: Connection, account_id: int, idempotency_key: uuid.UUID
+) -> asyncpg.Record | None:
+    """The account's transaction made with this key, of any kind (keys are unique per account)."""
+    return await conn.fetchrow(
+        f"SELECT {COLUMNS} FROM transactions "  # noqa: S608 - COLUMNS is a constant
+        "WHERE account_id = $1 AND idempotency_key = $2",
+        account_id,
+        idempotency_key,
+    )

@@ -1,0 +1,31 @@
+"""The sandbox's DICT directory rows."""
+
+from __future__ import annotations
+
+import asyncpg
+
+from pixgate.db.pool import Connection
+from pixgate.provider.base import KeyHolder
+
+
+async def upsert(conn: Connection, holder: KeyHolder, *, account_id: int) -> None:
+    """Register or replace a key: the sandbox lets an integrator reshape its test directory."""
+    await conn.execute(
+        """
+        INSERT INTO sandbox_dict_keys (key, key_type, name, document, ispb, bank_name,
+                                       bank_code, branch, account_number, status, account_id)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+        ON CONFLICT (key) DO UPDATE SET
+            key_type = EXCLUDED.key_type, name = EXCLUDED.name, document = EXCLUDED.document,
+            ispb = EXCLUDED.ispb, bank_name = EXCLUDED.bank_name, bank_code = EXCLUDED.bank_code,
+            branch = EXCLUDED.branch, account_number = EXCLUDED.account_number,
+            status = EXCLUDED.status, account_id = EXCLUDED.account_id
+        """,
+        holder.key, holder.key_type, holder.name, holder.document, holder.ispb,
+        holder.bank_name, holder.bank_code, holder.branch, holder.account_number,
+        holder.status, account_id,
+    )
+
+
+async def get(conn: Connection, key: str) -> asyncpg.Record | None:
+    return await conn.fetchrow("SELECT * FROM sandbox_dict_keys WHERE key = $1", key)

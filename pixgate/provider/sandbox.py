@@ -1,0 +1,110 @@
+"""The sandbox settling bank: a deterministic SPI and DICT (D21, D22, D24).
+
+Registered keys come from `sandbox_dict_keys`. For cash-out, a key nobody registered
+resolves to a synthetic holder derived from a hash of the key, so the same key always
+reaches the same name, bank and account; its document is taken to be the one the payer
+states, so plain sandbox payments confirm (register the key to exercise TAX_ID_MISMATCH
+without the scenario header).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Literal, cast
+
+from pixgate.db import sandbox_dict
+from pixgate.db.pool import Database
+from pixgate.domain import scenarios
+from pixgate.domain.documents import is_valid_document, make_cpf, only_document_chars
+from pixgate.domain.errors import ProviderExpirationBelowMinimum, ProviderUnavailable
+from pixgate.domain.ids import new_end_to_end_id
+from pixgate.provider.base import ChargeRegistration, KeyHolder, PaymentOrder, PaymentResult
+from pixgate.settings import Settings
+
+_BANKS = (
+    ("60701190", "Banco Sandbox Itaperuna S.A.", "341"),
+    ("00360305", "Caixa Sandbox S.A.", "104"),
+    ("90400888", "Banco Sandbox Santista S.A.", "033"),
+    ("18236120", "Sandbox Pagamentos S.A.", "260"),
+)
+_NAMES = ("Ana Souza", "Bruno Lima", "Carla Dias", "Diego Alves", "Elisa Rocha", "Fabio Nunes")
+
+
+class SandboxBank:
+    def __init__(self, settings: Settings, db: Database) -> None:
+        self.settings = settings
+        self.db = db
+
+    async def lookup_key(self, key: str, key_type: str) -> KeyHolder | None:
+        async with self.db.connection() as conn:
+            row = await sandbox_dict.get(conn, key)
+        if row is None:
+            return None
+        return KeyHolder(
+            key=row["key"], key_type=row["key_type"], name=row["name"],
+            document=row["document"], ispb=row["ispb"], bank_name=row["bank_name"],
+            bank_code=row["bank_code"], branch=row["branch"],
+            account_number=row["account_number"],
+            status=cast(Literal["ACTIVE", "BLOCKED", "CLOSED"], row["status"]),
+        )
+
+    async def resolve_for_payment(self, key: str, key_type: str) -> KeyHolder:
+        return await self.lookup_key(key, key_type) or synthetic_holder(key, key_type)
+
+    async def pay(self, order: PaymentOrder) -> PaymentResult:
+        registered = await self.lookup_key(order.pix_key, order.key_type)
+        holder = registered or synthetic_holder(order.pix_key, order.key_type, order.document)
+        e2e = new_end_to_end_id(self.settings.ispb, order.at)
+        error = _settlement_error(order, holder)
+        if error is not None:
+            return PaymentResult(
+                status="ERROR", end_to_end_id=e2e, counterpart=holder, error_code=error,
+                error_message=scenarios.SETTLEMENT_ERRORS[error],
+            )
+        return PaymentResult(status="CONFIRMED", end_to_end_id=e2e, counterpart=holder)
+
+    async def register_charge(self, charge: ChargeRegistration) -> None:
+        if charge.scenario == "PROVIDER_UNAVAILABLE":
+            raise ProviderUnavailable("the payment provider could not be reached")
+        minimum = self.settings.provider_min_expiration
+        if charge.expires_in < minimum:
+            raise ProviderExpirationBelowMinimum(
+                [f"transaction.expirationTime must be at least {minimum} seconds "
+                 "for this provider"]
+            )
+
+
+def _settlement_error(order: PaymentOrder, holder: KeyHolder) -> str | None:
+    """What the SPI answers: the scenario first, then the destination, then the document."""
+    if order.scenario in scenarios.SETTLEMENT_ERRORS:
+        return order.scenario
+    if holder.status == "BLOCKED":
+        return "BLOCKED_ACCOUNT"
+    if holder.status == "CLOSED":
+        return "ACCOUNT_CLOSED"
+    if order.document is None:
+        return None
+    document = only_document_chars(order.document)
+    if not is_valid_document(document):
+        return "INVALID_TAX_ID"
+    if document != only_document_chars(holder.document):
+        return "TAX_ID_MISMATCH"
+    return None
+
+
+def synthetic_holder(key: str, key_type: str, document: str | None = None) -> KeyHolder:
+    """The same key always resolves to the same holder, bank and account."""
+    digest = hashlib.sha256(key.encode()).digest()
+    ispb, bank_name, bank_code = _BANKS[digest[0] % len(_BANKS)]
+    number = int.from_bytes(digest[1:9], "big")
+    return KeyHolder(
+        key=key,
+        key_type=key_type,
+        name=_NAMES[digest[9] % len(_NAMES)],
+        document=only_document_chars(document) if document else make_cpf(f"{number % 10**9:09d}"),
+        ispb=ispb,
+        bank_name=bank_name,
+        bank_code=bank_code,
+        branch=f"{number % 10000:04d}",
+        account_number=f"{number % 10**8:08d}-{number % 10}",
+    )

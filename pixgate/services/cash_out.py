@@ -1,0 +1,139 @@
+"""POST /api/pix/cash-out (4.2, 7.3): a PIX sent to a key, settled later by the settling bank.
+
+One transaction: lock the account row, refuse a reused externalId, check the limits,
+insert the PENDING transaction, hold amount + fee, enqueue its settlement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from uuid import UUID
+
+from pixgate.db import jobs, payments
+from pixgate.db.pool import Connection
+from pixgate.domain import scenarios
+from pixgate.domain.documents import document_kind, only_document_chars
+from pixgate.domain.errors import (
+    DuplicateExternalId,
+    InsufficientBalance,
+    InvalidAmount,
+    InvalidPixKey,
+    NotFound,
+    ProviderUnavailable,
+    ValidationFailed,
+)
+from pixgate.domain.money import InvalidAmount as BadAmount
+from pixgate.domain.money import to_cents
+from pixgate.domain.pix_keys import KeyType, is_valid_cash_out_key, normalize_key
+from pixgate.ledger import journal
+from pixgate.runtime import Runtime
+from pixgate.services import fees, limits
+
+SETTLE_JOB = "payouts.settle"
+FEE_KEY = "cash_out"
+
+
+@dataclass(frozen=True, slots=True)
+class CashOutOrder:
+    value: Decimal
+    external_id: str
+    key: str
+    key_type: KeyType
+    name: str
+    document: str
+    check_document: bool = False
+    description: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CashOut:
+    transaction_id: UUID
+    external_id: str
+    status: str
+    created_at: datetime
+
+
+def amount_of(value: Decimal) -> int:
+    """Cents of a payment value: at least 0.01 with at most 2 decimals, else PIX_INVALID_AMOUNT."""
+    try:
+        amount = to_cents(value)
+    except BadAmount as exc:
+        raise InvalidAmount(f"value: {exc}") from exc
+    if amount < 1:
+        raise InvalidAmount("value must be at least 0.01")
+    return amount
+
+
+def raise_synchronous_scenario(scenario: str | None) -> None:
+    """D22: the synchronous scenarios answer as the real error would, before any write."""
+    if scenario == "INSUFFICIENT_FUNDS":
+        raise InsufficientBalance("available balance is less than amount + fee (sandbox)")
+    if scenario == "INVALID_PIX_KEY":
+        raise InvalidPixKey("the PIX key was refused by the settling bank (sandbox)")
+    if scenario == "PROVIDER_UNAVAILABLE":
+        raise ProviderUnavailable("the settling bank could not be reached (sandbox)")
+
+
+async def create(
+    rt: Runtime, account_id: int, order: CashOutOrder, *, scenario: str | None = None
+) -> CashOut:
+    amount = amount_of(order.value)
+    if not is_valid_cash_out_key(order.key, order.key_type):
+        raise InvalidPixKey(f"details.key is not a valid {order.key_type} key")
+    document = only_document_chars(order.document)
+    if document_kind(document) is None:
+        raise ValidationFailed(
+            ["details.document must be a CPF (11 digits) or a CNPJ (14 characters)"]
+        )
+    raise_synchronous_scenario(scenario)
+    now = rt.clock.now()
+    delay = scenarios.settlement_delay_ms(scenario, rt.settings.settlement_delay_ms)
+    async with rt.db.begin() as conn:
+        account = await payments.lock_account(conn, account_id)
+        if account is None:
+            raise NotFound("account not found")
+        await _refuse_duplicate(conn, account_id, order.external_id)
+        await limits.check(conn, rt.settings, account, amount, now)
+        fee = await fees.for_operation(rt.settings, conn, account_id, FEE_KEY, amount)
+        row = await payments.insert_pending(
+            conn,
+            account_id=account_id,
+            kind="cash_out",
+            external_id=order.external_id,
+            amount=amount,
+            fee=fee,
+            pix_key=normalize_key(order.key, order.key_type),
+            pix_key_type=order.key_type.value,
+            description=order.description,
+            details={
+                "name": order.name,
+                "document": document,
+                "checkPixKeyWithDocument": order.check_document,
+                "scenario": scenario,
+            },
+            created_at=now,
+        )
+        if row is None:
+            await _refuse_duplicate(conn, account_id, order.external_id)
+            raise AssertionError("unreachable: a conflicting externalId must be visible")
+        await journal.hold(conn, account_id, amount + fee, transaction_id=row["id"])
+        await jobs.enqueue(
+            conn, SETTLE_JOB, run_at=now + timedelta(milliseconds=delay), transaction_id=row["id"]
+        )
+    return CashOut(
+        transaction_id=row["transaction_id"],
+        external_id=order.external_id,
+        status="PENDING",
+        created_at=row["created_at"],
+    )
+
+
+async def _refuse_duplicate(conn: Connection, account_id: int, external_id: str) -> None:
+    existing = await payments.by_external_id(conn, account_id, external_id)
+    if existing is not None:
+        raise DuplicateExternalId(
+            f"externalId {external_id} was already used",
+            details={"externalId": external_id, "existingTransactionId": str(existing)},
+        )

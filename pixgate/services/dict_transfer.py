@@ -1,0 +1,247 @@
+"""DICT transfers (4.13, 2.8, 3): pay a PIX key registered in the DICT, once per idempotency key.
+
+`create` looks the key up in the DICT (outside any transaction: it is a provider call),
+then in ONE transaction inserts the transfer (INSERT ... ON CONFLICT on the account's
+idempotency key), holds amount + fee (available -> blocked) and enqueues its settlement.
+A repeat of the key, even concurrent, inserts nothing and answers the first transfer.
+
+Settlement is the generic outgoing one (`services.payouts`, job SETTLE_JOB); this module
+gives it two hooks: `expiry_failure` (a NORM transfer still queued past
+`created_at + expiration` fails with PAYMENT_EXPIRED, its hold voided, no provider call)
+and `payment_order` (what `provider.pay` receives). A creditorDocument that differs from
+the DICT holder's is known at creation: the transfer is stored in ERROR (TAX_ID_MISMATCH)
+with its event and no hold, so the balance is never debited (2.2).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import asyncpg
+import structlog
+
+from pixgate.db import dict_transfers as rows
+from pixgate.db import jobs
+from pixgate.db.pool import Connection
+from pixgate.domain.documents import only_document_chars
+from pixgate.domain.errors import (
+    DictKeyNotFound,
+    DictTransferInsufficientBalance,
+    IdempotencyKeyReused,
+    InsufficientBalance,
+    IspbDenied,
+    ValidationFailed,
+)
+from pixgate.domain.ids import new_end_to_end_id
+from pixgate.domain.pix_keys import dict_key_type, normalize_key
+from pixgate.ledger import journal
+from pixgate.provider.base import KeyHolder, PaymentOrder
+from pixgate.runtime import Runtime
+from pixgate.services import events, fees
+
+log = structlog.get_logger(__name__)
+
+KIND = "dict_transfer"
+FEE_KEY = "dict_transfer"
+"""Key of `accounts.fees` priced for this operation; absent, the settings' defaults apply."""
+SETTLE_JOB = "payouts.settle"
+"""The generic outgoing settlement; it calls `expiry_failure` and `payment_order` for this kind."""
+
+
+@dataclass(frozen=True, slots=True)
+class TransferOrder:
+    """A validated request body (the API schema already rejected every 400)."""
+
+    pix_key: str
+    amount: int
+    priority: str = "NORM"
+    expiration: int = 600
+    creditor_document: str | None = None
+    description: str | None = None
+    payment_flow: str | None = None
+    ispb_deny: tuple[str, ...] | None = None
+
+    def details(self) -> dict[str, Any]:
+        """What `transactions.details` keeps; also what a repeat of the key is compared with."""
+        return {
+            "priority": self.priority,
+            "expiration": self.expiration,
+            "creditorDocument": self.creditor_document,
+            "description": self.description,
+            "ispbDeny": list(self.ispb_deny) if self.ispb_deny is not None else None,
+            "paymentFlow": self.payment_flow,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    id: int
+    end_to_end_id: str
+    status: str
+    amount: int
+    created_at: datetime
+    processed_at: datetime | None
+    replayed: bool
+
+
+async def create(
+    rt: Runtime,
+    account_id: int,
+    order: TransferOrder,
+    *,
+    idempotency_key: uuid.UUID,
+    scenario: str | None = None,
+) -> Transfer:
+    """Start the transfer, or answer the one this key already made (nothing new is created)."""
+    key_type = dict_key_type(order.pix_key)
+    if key_type is None:  # the API schema rejects these; a defensive check for other callers
+        raise ValidationFailed(["pixKey: not a CPF, CNPJ, e-mail, +55 phone or EVP key"])
+    pix_key = normalize_key(order.pix_key, key_type)
+
+    async with rt.db.connection() as conn:
+        existing = await rows.by_idempotency_key(conn, account_id, idempotency_key)
+    if existing is not None:
+        return _replay(existing, order, pix_key)
+
+    holder = await rt.provider.lookup_key(pix_key, key_type)
+    if holder is None:
+        raise DictKeyNotFound(f"pixKey {order.pix_key} is not registered in the DICT")
+    if order.ispb_deny and holder.ispb in order.ispb_deny:
+        raise IspbDenied(f"the key's institution {holder.ispb} is in ispbDeny")
+
+    now = rt.clock.now()
+    mismatch = (
+        order.creditor_document is not None
+        and order.creditor_document != only_document_chars(holder.document)
+    )
+    details = order.details()
+    if scenario is not None:
+        details["scenario"] = scenario
+    async with rt.db.begin() as conn:
+        fee = await fees.for_operation(rt.settings, conn, account_id, FEE_KEY, order.amount)
+        row = await rows.insert_once(
+            conn,
+            account_id=account_id,
+            idempotency_key=idempotency_key,
+            status="ERROR" if mismatch else "PENDING",
+            amount=order.amount,
+            fee=fee,
+            end_to_end_id=new_end_to_end_id(rt.settings.ispb, now),
+            pix_key=pix_key,
+            pix_key_type=key_type,
+            description=order.description,
+            counterpart=counterpart_of(holder),
+            details=details,
+            created_at=now,
+            error_code="TAX_ID_MISMATCH" if mismatch else None,
+            error_message="creditorDocument differs from the key holder's" if mismatch else None,
+        )
+        if row is None:
+            again = await rows.by_idempotency_key(conn, account_id, idempotency_key)
+            assert again is not None, "a conflicting key is visible once its insert committed"
+            return _replay(again, order, pix_key)
+        if mismatch:
+            await events.record(
+                conn, account_id=account_id, type="cash_out", transaction_id=row["id"]
+            )
+        else:
+            await _hold_and_queue(rt, conn, account_id, row, now)
+    log.info("dict_transfer.created", transaction_id=row["id"], status=row["status"])
+    return _transfer(row, replayed=False)
+
+
+async def _hold_and_queue(
+    rt: Runtime,
+    conn: Connection,
+    account_id: int,
+    row: asyncpg.Record,
+    now: datetime,
+) -> None:
+    """Amount + fee leave `available` now (3's example); the settlement job is the queue."""
+    try:
+        await journal.hold(conn, account_id, row["amount"] + row["fee"], transaction_id=row["id"])
+    except InsufficientBalance as exc:
+        raise DictTransferInsufficientBalance(
+            "available balance is less than amount + fee"
+        ) from exc
+    delay = timedelta(milliseconds=rt.settings.settlement_delay_ms)
+    await jobs.enqueue(conn, SETTLE_JOB, run_at=now + delay, transaction_id=row["id"])
+
+
+def expiry_failure(row: asyncpg.Record | dict[str, Any], now: datetime) -> tuple[str, str] | None:
+    """The settlement hook: (errorCode, message) when a queued NORM transfer has expired.
+
+    HIGH transfers are sent at once and never expire in the queue.
+    """
+    details = row["details"]
+    if details.get("priority") != "NORM":
+        return None
+    deadline = row["created_at"] + timedelta(seconds=int(details["expiration"]))
+    if now <= deadline:
+        return None
+    return "PAYMENT_EXPIRED", f"still queued after {details['expiration']} s (expiration)"
+
+
+def payment_order(row: asyncpg.Record | dict[str, Any], now: datetime) -> PaymentOrder:
+    """The settlement hook: what `provider.pay` gets for a dict transfer.
+
+    The creditorDocument, when given, is checked by the settling bank too (the SPI's own
+    TAX_ID_MISMATCH); the X-Sandbox-Scenario of the request rides in `details.scenario`.
+    """
+    details = row["details"]
+    return PaymentOrder(
+        transaction_pk=row["id"],
+        amount=row["amount"],
+        pix_key=row["pix_key"],
+        key_type=row["pix_key_type"],
+        document=details.get("creditorDocument"),
+        check_document=details.get("creditorDocument") is not None,
+        scenario=details.get("scenario"),
+        at=now,
+    )
+
+
+def counterpart_of(holder: KeyHolder) -> dict[str, Any]:
+    """The counterpart as every transaction stores it (document unmasked; masked on output)."""
+    return {
+        "name": holder.name,
+        "document": holder.document,
+        "bank": {
+            "bankISPB": holder.ispb,
+            "bankName": holder.bank_name,
+            "bankCode": holder.bank_code,
+            "accountBranch": holder.branch,
+            "accountNumber": holder.account_number,
+        },
+    }
+
+
+def _replay(row: asyncpg.Record, order: TransferOrder, pix_key: str) -> Transfer:
+    """The first transfer of this key, if the repeat asks for the same thing (Stripe's rule)."""
+    stored = {k: v for k, v in row["details"].items() if k != "scenario"}
+    same = (
+        row["kind"] == KIND
+        and row["amount"] == order.amount
+        and row["pix_key"] == pix_key
+        and stored == order.details()
+    )
+    if not same:
+        raise IdempotencyKeyReused(
+            "x-idempotency-key was already used with a different request body"
+        )
+    return _transfer(row, replayed=True)
+
+
+def _transfer(row: asyncpg.Record, *, replayed: bool) -> Transfer:
+    return Transfer(
+        id=row["id"],
+        end_to_end_id=row["end_to_end_id"],
+        status=row["status"],
+        amount=row["amount"],
+        created_at=row["created_at"],
+        processed_at=row["processed_at"],
+        replayed=replayed,
+    )

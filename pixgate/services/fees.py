@@ -1,0 +1,30 @@
+"""What an operation costs the account (D6): `accounts.fees[operation]`, else the settings' default.
+
+`accounts.fees` holds `{operation: {"fixed": "0.50", "percent": "1.0"}}` as the CLI writes
+it (`pixgate accounts update --fee cash_out=0.50+1%`). Called inside the caller's
+transaction, so the price and the hold see the same account row.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from pixgate.db.pool import Connection
+from pixgate.domain.money import fee_for, to_cents
+from pixgate.settings import Settings
+
+
+async def for_operation(
+    settings: Settings, conn: Connection, account_id: int, operation: str, amount: int
+) -> int:
+    """The fee in cents of `operation` for `amount` cents."""
+    configured = await conn.fetchval(
+        "SELECT fees -> $2::text FROM accounts WHERE id = $1", account_id, operation
+    )
+    if configured:
+        fixed = to_cents(configured.get("fixed", "0"))
+        percent = Decimal(str(configured.get("percent", "0")))
+    else:
+        fixed = to_cents(settings.default_fee_fixed)
+        percent = settings.default_fee_percent
+    return fee_for(amount, fixed, percent)

@@ -1,0 +1,98 @@
+"""Settlement of every outgoing payment (D10): the settling bank decides, the ledger follows.
+
+The bank is called outside any transaction; then, in one transaction, the PENDING row
+becomes final exactly once (a conditional UPDATE), the hold is posted (amount to the
+settling bank, fee to our revenue) or voided (everything back to available), and the
+`cash_out` event is written. A second run of the same job changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+import asyncpg
+
+from pixgate.db import payments
+from pixgate.ledger import journal
+from pixgate.provider.base import KeyHolder, PaymentOrder, PaymentResult
+from pixgate.runtime import Runtime
+from pixgate.services import dict_transfer, events
+
+
+async def settle(rt: Runtime, transaction_id: int) -> None:
+    async with rt.db.connection() as conn:
+        row = await payments.get(conn, transaction_id)
+    if row is None or row["status"] != "PENDING" or row["operation"] != "WITHDRAW":
+        return
+    result = await _ask_the_bank(rt, row)
+    async with rt.db.begin() as conn:
+        final = await payments.finalize(
+            conn,
+            transaction_id,
+            status=result.status,
+            end_to_end_id=result.end_to_end_id,
+            counterpart=counterpart_of(result.counterpart),
+            error_code=result.error_code,
+            error_message=result.error_message,
+            processed_at=rt.clock.now(),
+        )
+        if final is None:
+            return
+        if final["status"] == "CONFIRMED":
+            await journal.post_hold(
+                conn, final["account_id"], final["amount"], final["fee"],
+                transaction_id=transaction_id,
+            )
+        else:
+            await journal.void_hold(
+                conn, final["account_id"], final["amount"] + final["fee"],
+                transaction_id=transaction_id,
+            )
+        await events.record(
+            conn, account_id=final["account_id"], type="cash_out", transaction_id=transaction_id
+        )
+
+
+async def _ask_the_bank(rt: Runtime, row: asyncpg.Record) -> PaymentResult:
+    now = rt.clock.now()
+    if row["kind"] == "dict_transfer":
+        failure = dict_transfer.expiry_failure(row, now)
+        if failure is not None:
+            code, message = failure
+            return PaymentResult(
+                status="ERROR", end_to_end_id=row["end_to_end_id"], counterpart=None,
+                error_code=code, error_message=message,
+            )
+        return await rt.provider.pay(dict_transfer.payment_order(row, now))
+    details: dict[str, Any] = row["details"]
+    return await rt.provider.pay(
+        PaymentOrder(
+            transaction_pk=row["id"],
+            amount=row["amount"],
+            pix_key=row["pix_key"],
+            key_type=row["pix_key_type"],
+            document=details.get("document"),
+            check_document=bool(details.get("checkPixKeyWithDocument")),
+            scenario=details.get("scenario"),
+            at=now,
+        )
+    )
+
+
+def counterpart_of(holder: KeyHolder | None) -> dict[str, Any] | None:
+    """The stored counterpart (document unmasked; lists and webhooks mask it)."""
+    if holder is None:
+        return None
+    data = asdict(holder)
+    return {
+        "name": data["name"],
+        "document": data["document"],
+        "bank": {
+            "bankISPB": data["ispb"],
+            "bankName": data["bank_name"],
+            "bankCode": data["bank_code"],
+            "accountBranch": data["branch"],
+            "accountNumber": data["account_number"],
+        },
+    }

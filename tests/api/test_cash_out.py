@@ -1,0 +1,418 @@
+"""POST /api/pix/cash-out (4.2, 7.3, 2.2, D5, D6, D22) and its settlement, on real PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import httpx
+import pytest
+
+from pixgate.clock import FixedClock
+from pixgate.jobs.worker import drain
+from pixgate.runtime import Runtime
+from pixgate.services import accounts, payouts
+from tests.helpers import bearer, make_account
+
+PATH = "/api/pix/cash-out"
+CPF = "52998224725"
+EVP = "123e4567-e12b-42d3-a456-426614174000"
+
+
+def order(value: object = 10, external_id: str | None = None, **details: Any) -> dict[str, Any]:
+    return {
+        "value": value,
+        "externalId": external_id or f"ext-{uuid.uuid4()}",
+        "description": "pagamento",
+        "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano", "document": CPF,
+                    **details},
+    }
+
+
+async def balance(rt: Runtime, account_id: int) -> tuple[int, int]:
+    async with rt.db.connection() as conn:
+        row = await conn.fetchrow("SELECT available, blocked FROM accounts WHERE id = $1",
+                                  account_id)
+    assert row is not None
+    return row["available"], row["blocked"]
+
+
+async def count_transactions(rt: Runtime, account_id: int) -> int:
+    async with rt.db.connection() as conn:
+        return int(await conn.fetchval(
+            "SELECT count(*) FROM transactions WHERE account_id = $1", account_id))
+
+
+async def stored(rt: Runtime, transaction_id: str) -> Any:
+    async with rt.db.connection() as conn:
+        return await conn.fetchrow("SELECT * FROM transactions WHERE transaction_id = $1::uuid",
+                                   transaction_id)
+
+
+class TestCreateAndSettle:
+    async def test_pending_then_confirmed_with_hold_posted(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="100.00")
+        headers = await bearer(client, account)
+        response = await client.post(PATH, json=order("10.50", "pedido-1"), headers=headers)
+        assert response.status_code == 201, response.text
+        body = response.json()
+        assert body["status"] == "PENDING"
+        assert body["externalId"] == "pedido-1"
+        assert uuid.UUID(body["transactionId"])
+        assert body["generateTime"].endswith("Z")
+        assert await balance(rt, account.account_id) == (8950, 1050)
+
+        assert await drain(rt) >= 1
+        assert await balance(rt, account.account_id) == (8950, 0)
+        row = await stored(rt, body["transactionId"])
+        assert row["status"] == "CONFIRMED"
+        assert row["end_to_end_id"].startswith("E" + rt.settings.ispb)
+        assert len(row["end_to_end_id"]) == 32
+        assert row["counterpart"]["name"]
+        assert row["counterpart"]["bank"]["bankISPB"]
+        async with rt.db.connection() as conn:
+            events = await conn.fetch("SELECT type FROM events WHERE transaction_id = $1",
+                                      row["id"])
+        assert [e["type"] for e in events] == ["cash_out"]
+
+    async def test_fee_is_held_and_debited(self, rt: Runtime, client: httpx.AsyncClient) -> None:
+        account = await make_account(rt, balance="100.00")
+        await accounts.update(rt, account.account_id,
+                              {"fees": {"cash_out": {"fixed": "0.50", "percent": "1"}}})
+        headers = await bearer(client, account)
+        response = await client.post(PATH, json=order(20), headers=headers)
+        assert response.status_code == 201
+        assert await balance(rt, account.account_id) == (10000 - 2070, 2070)
+        await drain(rt)
+        assert await balance(rt, account.account_id) == (10000 - 2070, 0)
+        assert (await stored(rt, response.json()["transactionId"]))["fee"] == 70
+
+    async def test_counterpart_comes_from_the_dict(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="100.00")
+        headers = await bearer(client, account)
+        registered = await client.post("/sandbox/dict/keys", headers=headers, json={
+            "key": "maria@example.com", "keyType": "EMAIL", "name": "Maria Silva",
+            "document": CPF, "ispb": "60701190", "bankName": "Banco Teste", "bankCode": "341",
+            "branch": "0001", "accountNumber": "12345-6"})
+        assert registered.status_code == 201, registered.text
+        response = await client.post(
+            PATH, json=order(5, key="maria@example.com", keyType="EMAIL"), headers=headers)
+        await drain(rt)
+        row = await stored(rt, response.json()["transactionId"])
+        assert row["status"] == "CONFIRMED"
+        assert row["counterpart"] == {
+            "name": "Maria Silva", "document": CPF,
+            "bank": {"bankISPB": "60701190", "bankName": "Banco Teste", "bankCode": "341",
+                     "accountBranch": "0001", "accountNumber": "12345-6"}}
+
+    async def test_settling_twice_has_no_second_effect(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="100.00")
+        headers = await bearer(client, account)
+        response = await client.post(PATH, json=order(10), headers=headers)
+        row = await stored(rt, response.json()["transactionId"])
+        await asyncio.gather(payouts.settle(rt, row["id"]), payouts.settle(rt, row["id"]))
+        await payouts.settle(rt, row["id"])
+        assert await balance(rt, account.account_id) == (9000, 0)
+        async with rt.db.connection() as conn:
+            assert await conn.fetchval(
+                "SELECT count(*) FROM events WHERE transaction_id = $1", row["id"]) == 1
+            assert await conn.fetchval(
+                "SELECT count(*) FROM ledger_postings WHERE transaction_id = $1 AND memo = 'post'",
+                row["id"]) == 3
+
+
+class TestConcurrency:
+    async def test_fifty_concurrent_against_a_balance_for_twenty(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="200.00")
+        headers = await bearer(client, account)
+        responses = await asyncio.gather(
+            *(client.post(PATH, json=order(10), headers=headers) for _ in range(50))
+        )
+        statuses = sorted(r.status_code for r in responses)
+        assert statuses.count(201) == 20
+        assert statuses.count(400) == 30
+        assert {r.json()["code"] for r in responses if r.status_code == 400} == {
+            "PIX_INSUFFICIENT_BALANCE"}
+        assert await balance(rt, account.account_id) == (0, 20000)
+        await drain(rt)
+        assert await balance(rt, account.account_id) == (0, 0)
+        assert await count_transactions(rt, account.account_id) == 20
+
+    async def test_concurrent_duplicate_external_id_creates_one(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="100.00")
+        headers = await bearer(client, account)
+        responses = await asyncio.gather(
+            *(client.post(PATH, json=order(1, "same-id"), headers=headers) for _ in range(10))
+        )
+        created = [r for r in responses if r.status_code == 201]
+        duplicates = [r.json() for r in responses if r.status_code == 400]
+        assert len(created) == 1
+        assert len(duplicates) == 9
+        for body in duplicates:
+            assert body["code"] == body["errorCode"] == "PIX_DUPLICATE_EXTERNAL_ID"
+            assert body["details"] == {
+                "externalId": "same-id",
+                "existingTransactionId": created[0].json()["transactionId"]}
+        assert await count_transactions(rt, account.account_id) == 1
+        assert await balance(rt, account.account_id) == (9900, 100)
+
+
+class TestSettlementErrors:
+    @pytest.mark.parametrize(
+        "code",
+        ["TAX_ID_MISMATCH", "INVALID_TAX_ID", "BLOCKED_ACCOUNT", "ACCOUNT_CLOSED",
+         "ORDER_REJECTED", "PAYMENT_EXPIRED", "SETTLEMENT_TIMEOUT"],
+    )
+    async def test_each_error_code_by_scenario_debits_nothing(
+        self, rt: Runtime, client: httpx.AsyncClient, code: str
+    ) -> None:
+        account = await make_account(rt, balance="50.00")
+        headers = {**await bearer(client, account), "X-Sandbox-Scenario": code.lower()}
+        response = await client.post(PATH, json=order(10), headers=headers)
+        assert response.status_code == 201
+        assert response.json()["status"] == "PENDING"
+        assert await balance(rt, account.account_id) == (4000, 1000)
+        await drain(rt)
+        row = await stored(rt, response.json()["transactionId"])
+        assert row["status"] == "ERROR"
+        assert row["error_code"] == code
+        assert row["error_message"]
+        assert await balance(rt, account.account_id) == (5000, 0)
+
+    async def _registered_key(self, client: httpx.AsyncClient, headers: dict[str, str],
+                              status: str = "ACTIVE") -> None:
+        response = await client.post("/sandbox/dict/keys", headers=headers, json={
+            "key": "11987654321", "keyType": "PHONE", "name": "Dono", "document": CPF,
+            "ispb": "00360305", "bankName": "Caixa", "bankCode": "104", "branch": "1",
+            "accountNumber": "9", "status": status})
+        assert response.status_code == 201, response.text
+
+    async def test_document_differs_from_holder_with_check(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="50.00")
+        headers = await bearer(client, account)
+        await self._registered_key(client, headers)
+        other_cpf = "11144477735"
+        response = await client.post(PATH, headers=headers, json=order(
+            10, key="11987654321", keyType="PHONE", document=other_cpf,
+            checkPixKeyWithDocument=True))
+        await drain(rt)
+        row = await stored(rt, response.json()["transactionId"])
+        assert (row["status"], row["error_code"]) == ("ERROR", "TAX_ID_MISMATCH")
+        assert await balance(rt, account.account_id) == (5000, 0)
+
+    async def test_document_differs_from_holder_without_check(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="50.00")
+        headers = await bearer(client, account)
+        await self._registered_key(client, headers)
+        response = await client.post(PATH, headers=headers, json=order(
+            10, key="11987654321", keyType="PHONE", document="11144477735"))
+        await drain(rt)
+        assert (await stored(rt, response.json()["transactionId"]))["error_code"] == (
+            "TAX_ID_MISMATCH")
+
+    async def test_matching_document_with_check_confirms(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="50.00")
+        headers = await bearer(client, account)
+        await self._registered_key(client, headers)
+        response = await client.post(PATH, headers=headers, json=order(
+            10, key="11987654321", keyType="PHONE", checkPixKeyWithDocument=True))
+        await drain(rt)
+        assert (await stored(rt, response.json()["transactionId"]))["status"] == "CONFIRMED"
+        assert await balance(rt, account.account_id) == (4000, 0)
+
+    async def test_document_with_bad_check_digits_is_accepted_then_invalid_tax_id(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="50.00")
+        headers = await bearer(client, account)
+        response = await client.post(PATH, headers=headers, json=order(10, document="12345678900"))
+        assert response.status_code == 201
+        await drain(rt)
+        assert (await stored(rt, response.json()["transactionId"]))["error_code"] == (
+            "INVALID_TAX_ID")
+        assert await balance(rt, account.account_id) == (5000, 0)
+
+    @pytest.mark.parametrize(("status", "code"), [("BLOCKED", "BLOCKED_ACCOUNT"),
+                                                  ("CLOSED", "ACCOUNT_CLOSED")])
+    async def test_destination_status_from_the_dict(
+        self, rt: Runtime, client: httpx.AsyncClient, status: str, code: str
+    ) -> None:
+        account = await make_account(rt, balance="50.00")
+        headers = await bearer(client, account)
+        await self._registered_key(client, headers, status)
+        response = await client.post(PATH, headers=headers,
+                                     json=order(10, key="11987654321", keyType="PHONE"))
+        await drain(rt)
+        assert (await stored(rt, response.json()["transactionId"]))["error_code"] == code
+
+
+class TestRefusals:
+    """Every refusal answers the 7.1 envelope and changes nothing."""
+
+    async def _refused(self, rt: Runtime, client: httpx.AsyncClient, body: dict[str, Any],
+                       code: str, *, headers: dict[str, str] | None = None,
+                       status: int = 400, balance_brl: str = "100.00") -> dict[str, Any]:
+        account = await make_account(rt, balance=balance_brl)
+        auth = {**await bearer(client, account), **(headers or {})}
+        response = await client.post(PATH, json=body, headers=auth)
+        assert response.status_code == status, response.text
+        envelope = response.json()
+        assert envelope["code"] == code
+        assert envelope["path"] == PATH and envelope["method"] == "POST"
+        assert envelope["errorId"] and envelope["userMessage"]
+        assert await count_transactions(rt, account.account_id) == 0
+        assert await balance(rt, account.account_id) == (
+            int(balance_brl.replace(".", "")), 0)
+        return dict(envelope)
+
+    async def test_field_validation_is_a_message_array(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        body = order()
+        del body["details"]["name"]
+        body["description"] = "x" * 141
+        envelope = await self._refused(rt, client, body, "HTTP_ERROR")
+        assert isinstance(envelope["message"], list) and len(envelope["message"]) == 2
+        assert "errorCode" not in envelope
+
+    @pytest.mark.parametrize("value", [0, "0.00", 0.001, "10.005", -5])
+    async def test_invalid_amount(
+        self, rt: Runtime, client: httpx.AsyncClient, value: object
+    ) -> None:
+        envelope = await self._refused(rt, client, order(value), "PIX_INVALID_AMOUNT")
+        assert envelope["errorCode"] == "PIX_INVALID_AMOUNT"
+
+    @pytest.mark.parametrize(
+        ("key", "key_type"),
+        [("1234567890", "DOCUMENT"), ("not-an-email", "EMAIL"), ("+5511987654321", "PHONE"),
+         ("119876543", "PHONE"), ("123", "RANDOM"), (CPF, "EMAIL")],
+    )
+    async def test_invalid_pix_key(
+        self, rt: Runtime, client: httpx.AsyncClient, key: str, key_type: str
+    ) -> None:
+        await self._refused(rt, client, order(key=key, keyType=key_type), "PIX_INVALID_PIX_KEY")
+
+    @pytest.mark.parametrize("key", [CPF, "12ABC34501DE35", "11222333000181"])
+    async def test_document_keys_cpf_and_cnpj_numeric_or_alphanumeric(
+        self, rt: Runtime, client: httpx.AsyncClient, key: str
+    ) -> None:
+        account = await make_account(rt, balance="10.00")
+        response = await client.post(PATH, json=order(1, key=key, keyType="DOCUMENT"),
+                                     headers=await bearer(client, account))
+        assert response.status_code == 201, response.text
+        await drain(rt)
+
+    async def test_document_must_be_cpf_or_cnpj_by_form(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        await self._refused(rt, client, order(document="1234"), "HTTP_ERROR")
+
+    async def test_check_without_document(self, rt: Runtime, client: httpx.AsyncClient) -> None:
+        body = order(checkPixKeyWithDocument=True)
+        del body["details"]["document"]
+        await self._refused(rt, client, body, "HTTP_ERROR")
+
+    async def test_insufficient_balance_counts_the_fee(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="10.00")
+        await accounts.update(rt, account.account_id, {"fees": {"cash_out": {"fixed": "0.01"}}})
+        response = await client.post(PATH, json=order(10), headers=await bearer(client, account))
+        assert response.json()["code"] == "PIX_INSUFFICIENT_BALANCE"
+        assert await balance(rt, account.account_id) == (1000, 0)
+
+    async def test_duplicate_external_id(self, rt: Runtime, client: httpx.AsyncClient) -> None:
+        account = await make_account(rt, balance="10.00")
+        headers = await bearer(client, account)
+        first = await client.post(PATH, json=order(1, "dup"), headers=headers)
+        second = await client.post(PATH, json=order(2, "dup"), headers=headers)
+        assert second.status_code == 400
+        assert second.json()["details"] == {
+            "externalId": "dup", "existingTransactionId": first.json()["transactionId"]}
+        assert await balance(rt, account.account_id) == (900, 100)
+
+    @pytest.mark.parametrize(("scenario", "code", "status"), [
+        ("INSUFFICIENT_FUNDS", "PIX_INSUFFICIENT_BALANCE", 400),
+        ("INVALID_PIX_KEY", "PIX_INVALID_PIX_KEY", 400),
+        ("PROVIDER_UNAVAILABLE", "PROVIDER_UNAVAILABLE", 500),
+        ("NOT_A_SCENARIO", "SANDBOX_SCENARIO_UNKNOWN", 400),
+    ])
+    async def test_synchronous_scenarios(
+        self, rt: Runtime, client: httpx.AsyncClient, scenario: str, code: str, status: int
+    ) -> None:
+        envelope = await self._refused(rt, client, order(), code, status=status,
+                                       headers={"X-Sandbox-Scenario": scenario})
+        if scenario == "NOT_A_SCENARIO":
+            assert "TAX_ID_MISMATCH" in envelope["message"]
+
+    async def test_no_token(self, rt: Runtime, client: httpx.AsyncClient) -> None:
+        response = await client.post(PATH, json=order())
+        assert response.status_code == 401
+        assert set(response.json()) == {"statusCode", "message", "error"}
+
+
+class TestLimits:
+    async def _account(self, rt: Runtime, client: httpx.AsyncClient,
+                       **limits: int) -> tuple[int, dict[str, str]]:
+        account = await make_account(rt, balance="10000.00")
+        await accounts.update(rt, account.account_id, limits)
+        return account.account_id, await bearer(client, account)
+
+    async def test_per_transaction(self, rt: Runtime, client: httpx.AsyncClient) -> None:
+        _, headers = await self._account(rt, client, transaction_limit=5000)
+        assert (await client.post(PATH, json=order("50.00"), headers=headers)).status_code == 201
+        refused = await client.post(PATH, json=order("50.01"), headers=headers)
+        assert refused.json()["code"] == "PIX_TRANSACTION_LIMIT_EXCEEDED"
+
+    async def test_daily_counts_pending_and_confirmed_not_error(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        _, headers = await self._account(rt, client, daily_limit=10000)
+        rt.clock = FixedClock(datetime(2026, 11, 20, 12, 0, tzinfo=ZoneInfo("America/Sao_Paulo")))
+        failed = await client.post(PATH, json=order(60), headers={
+            **headers, "X-Sandbox-Scenario": "ORDER_REJECTED"})
+        assert failed.status_code == 201
+        await drain(rt)
+        assert (await client.post(PATH, json=order(60), headers=headers)).status_code == 201
+        await drain(rt)
+        assert (await client.post(PATH, json=order(40), headers=headers)).status_code == 201
+        refused = await client.post(PATH, json=order("0.01"), headers=headers)
+        assert refused.json()["code"] == "PIX_DAILY_LIMIT_EXCEEDED"
+        rt.clock = FixedClock(datetime(2026, 11, 21, 0, 0, tzinfo=ZoneInfo("America/Sao_Paulo")))
+        assert (await client.post(PATH, json=order(1), headers=headers)).status_code == 201
+        await drain(rt)
+
+    @pytest.mark.parametrize(("hour", "minute", "allowed"), [(19, 59, True), (20, 0, False),
+                                                             (5, 59, False), (6, 0, True)])
+    async def test_night_limit_in_brasilia_time(
+        self, rt: Runtime, client: httpx.AsyncClient, hour: int, minute: int, allowed: bool
+    ) -> None:
+        _, headers = await self._account(rt, client, night_limit=10000)
+        rt.clock = FixedClock(
+            datetime(2026, 11, 20, hour, minute, tzinfo=ZoneInfo("America/Sao_Paulo")))
+        response = await client.post(PATH, json=order("100.01"), headers=headers)
+        if allowed:
+            assert response.status_code == 201, response.text
+        else:
+            assert response.json()["code"] == "PIX_NIGHT_LIMIT_EXCEEDED"
+            assert (await client.post(PATH, json=order(100), headers=headers)).status_code == 201
+        await drain(rt)
