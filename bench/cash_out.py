@@ -9,7 +9,7 @@
    (`--workers 2`), and against the embedded default (no PIXGATE_DATABASE_URL,
    PIXGATE_DATA_DIR in a temp dir). Each configuration gets a fresh database, an account
    with a big balance and raised limits, a warm-up, then the measurement.
-3. After each run, once every job has finished: no cash_out.settle job exists twice or ran
+3. After each run, once every job has finished: no payouts.settle job exists twice or ran
    twice for one transaction, no transaction has two final-state events, every created
    transaction is final, and `pixgate ledger verify` passes.
 """
@@ -52,17 +52,17 @@ CHECKS = {
     "not final": "SELECT count(*) FROM transactions WHERE kind = 'cash_out' AND status = 'PENDING'",
     "settle jobs per transaction > 1": """
         SELECT count(*) FROM (SELECT args->>'transaction_id' FROM jobs
-                              WHERE kind = 'cash_out.settle' GROUP BY 1 HAVING count(*) > 1) d""",
+                              WHERE kind = 'payouts.settle' GROUP BY 1 HAVING count(*) > 1) d""",
     "settle jobs run more than once": """
-        SELECT count(*) FROM jobs WHERE kind = 'cash_out.settle' AND attempts > 1""",
+        SELECT count(*) FROM jobs WHERE kind = 'payouts.settle' AND attempts > 1""",
     "settle jobs not done": """
-        SELECT count(*) FROM jobs WHERE kind = 'cash_out.settle' AND status <> 'done'""",
+        SELECT count(*) FROM jobs WHERE kind = 'payouts.settle' AND status <> 'done'""",
     "transactions with > 1 final event": """
         SELECT count(*) FROM (SELECT transaction_id FROM events WHERE type = 'cash_out'
                               GROUP BY 1 HAVING count(*) > 1) d""",
     "transactions without a settle job": """
         SELECT count(*) FROM transactions t WHERE kind = 'cash_out' AND NOT EXISTS (
-            SELECT 1 FROM jobs j WHERE j.kind = 'cash_out.settle'
+            SELECT 1 FROM jobs j WHERE j.kind = 'payouts.settle'
                                    AND j.args->>'transaction_id' = t.id::text)""",
 }
 

@@ -5,7 +5,7 @@
 Serves the gateway (PIXGATE_ALLOW_INSECURE_WEBHOOKS=true, PIXGATE_SETTLEMENT_DELAY_MS=0)
 on a fresh server database, registers a local receiver with `pixgate webhooks add`, and
 creates cash-outs at a fixed rate (open loop: the schedule does not wait for answers).
-The sandbox settles each one in a `cash_out.settle` job; the settlement's transaction
+The sandbox settles each one in a `payouts.settle` job; the settlement's transaction
 writes the final state, the event and the delivery row; the `webhook.deliver` job POSTs it.
 
 Per webhook: arrival (receiver's clock) minus the transaction's processed_at (the settle
