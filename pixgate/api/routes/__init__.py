@@ -9,6 +9,7 @@ from pixgate.api.routes import (
     dict_transfer,
     ops,
     sandbox_dict,
+    transactions,
     webhooks,
 )
 
@@ -17,6 +18,7 @@ ROUTERS: list[APIRouter] = [
     cash_out.router,
     dict_transfer.router,
     balances.router,
+    transactions.router,
     webhooks.router,
     sandbox_dict.router,
     ops.router,

@@ -1,0 +1,67 @@
+"""GET /api/transactions (4.6) and GET /api/pix/transactions/pix-key/{pixKey} (4.7)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+
+from pixgate.api.deps import CurrentAccount, RuntimeDep
+from pixgate.api.schemas.errors import SimpleError
+from pixgate.api.schemas.transactions import TransactionPage
+from pixgate.services import transactions
+
+router = APIRouter(
+    tags=["transactions"],
+    responses={400: {"model": SimpleError}, 401: {"model": SimpleError}},
+)
+
+Status = Literal["PENDING", "CONFIRMED", "ERROR"]
+Operation = Literal["PAYMENT", "WITHDRAW", "REFUND_IN", "REFUND_OUT"]
+
+
+@router.get("/api/transactions", response_model=TransactionPage, summary="Account statement")
+async def list_transactions(
+    rt: RuntimeDep,
+    who: CurrentAccount,
+    page: Annotated[int, Query(ge=1)] = 1,
+    size: Annotated[int, Query(ge=1, le=100)] = 20,
+    status: Status | None = None,
+    type: Operation | None = None,
+    startDate: str | None = None,
+    endDate: str | None = None,
+    externalId: str | None = None,
+    endToEndId: str | None = None,
+) -> dict[str, Any]:
+    result = await transactions.statement(
+        rt,
+        who.account_id,
+        transactions.ListQuery(page, size, status, type, startDate, endDate, externalId,
+                               endToEndId),
+    )
+    return {"data": result.items, "metadata": result.metadata}
+
+
+@router.get(
+    "/api/pix/transactions/pix-key/{pixKey}",
+    response_model=TransactionPage,
+    summary="Transactions of one PIX key",
+)
+async def list_by_pix_key(
+    rt: RuntimeDep,
+    who: CurrentAccount,
+    pixKey: str,
+    page: Annotated[int, Query(ge=1)] = 1,
+    size: Annotated[int, Query(ge=1, le=1000)] = 20,
+    status: Status | None = None,
+    type: Operation | None = None,
+    startDate: str | None = None,
+    endDate: str | None = None,
+) -> dict[str, Any]:
+    result = await transactions.by_pix_key(
+        rt,
+        who.account_id,
+        pixKey,
+        transactions.ListQuery(page, size, status, type, startDate, endDate),
+    )
+    return {"data": result.items, "metadata": result.metadata}

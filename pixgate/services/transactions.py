@@ -1,0 +1,168 @@
+"""The account statement (4.6) and the transactions of one PIX key (4.7), shaped as 2.6.
+
+Dates are days of the gateway's time zone (Brasília by default): `startDate` from
+00:00, `endDate` through 23:59:59.999. `listed_item` is the one shaping of a stored
+row, so the lists, webhooks and any other view show the same labels and masking.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import asyncpg
+
+from pixgate.db import transactions as rows
+from pixgate.domain.errors import ValidationFailed
+from pixgate.domain.labels import MOVEMENT_TYPES, OPERATION_LABELS, STATUS_LABELS
+from pixgate.domain.masking import mask_document
+from pixgate.domain.money import to_number
+from pixgate.domain.pix_keys import detect_key_type, normalize_key
+from pixgate.runtime import Runtime
+
+MAX_RANGE_DAYS = 31
+PIX_KEY_MAX_RESULTS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class ListQuery:
+    page: int = 1
+    size: int = 20
+    status: str | None = None
+    type: str | None = None
+    start_date: str | None = None
+    end_date: str | None = None
+    external_id: str | None = None
+    end_to_end_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    items: list[dict[str, Any]]
+    page: int
+    size: int
+    total: int
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        total_pages = math.ceil(self.total / self.size) if self.total else 0
+        return {
+            "page": self.page,
+            "size": self.size,
+            "total": self.total,
+            "totalPages": total_pages,
+            "hasNext": self.page < total_pages,
+            "hasPrevious": self.page > 1,
+        }
+
+
+async def statement(rt: Runtime, account_id: int, query: ListQuery) -> Page:
+    start, end = _window(rt, query, default_days=MAX_RANGE_DAYS)
+    filters = rows.Filters(
+        account_id=account_id,
+        start=start,
+        end=end,
+        status=query.status,
+        operation=query.type,
+        external_id=query.external_id,
+        end_to_end_id=query.end_to_end_id,
+    )
+    offset = (query.page - 1) * query.size
+    async with rt.db.connection() as conn:
+        found = await rows.page(conn, filters, offset=offset, limit=query.size)
+        total = await rows.count(conn, filters)
+    return Page([listed_item(r) for r in found], query.page, query.size, total)
+
+
+async def by_pix_key(rt: Runtime, account_id: int, pix_key: str, query: ListQuery) -> Page:
+    """At most 1000 results in all: `total` stops there and later pages are empty."""
+    key_type = detect_key_type(pix_key)
+    if key_type is None:
+        raise ValidationFailed(["pixKey must be a CPF, CNPJ, phone, e-mail or EVP key"])
+    start, end = _window(rt, query, default_days=30)
+    filters = rows.Filters(
+        account_id=account_id,
+        start=start,
+        end=end,
+        status=query.status,
+        operation=query.type,
+        pix_key=normalize_key(pix_key, key_type),
+    )
+    offset = (query.page - 1) * query.size
+    limit = max(0, min(query.size, PIX_KEY_MAX_RESULTS - offset))
+    async with rt.db.connection() as conn:
+        found = await rows.page(conn, filters, offset=offset, limit=limit) if limit else []
+        total = await rows.count(conn, filters, cap=PIX_KEY_MAX_RESULTS)
+    return Page([listed_item(r) for r in found], query.page, query.size, total)
+
+
+def listed_item(row: asyncpg.Record | dict[str, Any]) -> dict[str, Any]:
+    """A stored transaction as 2.6 shows it: labels, 2-decimal amounts, masked counterpart."""
+    operation = row["operation"]
+    movement = MOVEMENT_TYPES[operation]
+    amount, fee = row["amount"], row["fee"]
+    counterpart = row["counterpart"] or {}
+    bank = counterpart.get("bank") or {}
+    return {
+        "transactionId": str(row["transaction_id"]),
+        "externalId": row["external_id"],
+        "status": STATUS_LABELS[row["status"]],
+        "operationType": OPERATION_LABELS[operation],
+        "movementType": movement,
+        "originalAmount": to_number(amount),
+        "feeAmount": to_number(fee),
+        "finalAmount": to_number(amount - fee if movement == "CREDIT" else amount + fee),
+        "endToEndId": row["end_to_end_id"],
+        "createdAt": _iso(row["created_at"]),
+        "processedAt": _iso(row["processed_at"]),
+        "counterpart": {
+            "name": counterpart.get("name"),
+            "document": mask_document(counterpart.get("document")),
+            "bank": {
+                "bankISPB": bank.get("bankISPB"),
+                "bankName": bank.get("bankName"),
+                "bankCode": bank.get("bankCode"),
+                "accountBranch": bank.get("accountBranch"),
+                "accountNumber": bank.get("accountNumber"),
+            },
+        },
+    }
+
+
+def _iso(at: datetime | str | None) -> str | None:
+    if at is None or isinstance(at, str):
+        return at
+    return at.isoformat().replace("+00:00", "Z")
+
+
+def _window(rt: Runtime, query: ListQuery, *, default_days: int) -> tuple[datetime, datetime]:
+    zone = ZoneInfo(rt.settings.timezone)
+    today = rt.clock.now().astimezone(zone).date()
+    end = _parse_date(query.end_date, "endDate") or today
+    start = _parse_date(query.start_date, "startDate") or end - timedelta(days=default_days)
+    if end < start:
+        raise ValidationFailed(["endDate must not be before startDate"])
+    if (end - start).days > MAX_RANGE_DAYS:
+        raise ValidationFailed([f"the interval between startDate and endDate is above "
+                                f"{MAX_RANGE_DAYS} days"])
+    return (
+        datetime.combine(start, time.min, zone),
+        datetime.combine(end + timedelta(days=1), time.min, zone),
+    )
+
+
+def _parse_date(value: str | None, field: str) -> date | None:
+    """An ISO 8601 date; a full date-time is taken for its date in the gateway's zone."""
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        pass
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).date()
+    except ValueError as exc:
+        raise ValidationFailed([f"{field} must be an ISO 8601 date (YYYY-MM-DD)"]) from exc
