@@ -2,18 +2,28 @@
 
 Every query takes `account_id`: it is the one place tenancy is enforced for these lists.
 Pages are newest first with `id` as the tie-break, so a fixed set pages without gaps
-or repeats. The page is found on the covering index first and only its rows are
-fetched whole (a deferred join), which keeps deep pages cheap.
+or repeats. The WHERE clause holds only the filters given, so each combination gets
+its own prepared statement and a plan on its own index (a catch-all `$1 IS NULL OR`
+clause drifts to a generic plan that scans the account). The page is found on the
+covering index and only its rows are fetched whole (a deferred join).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 
 import asyncpg
 
 from pixgate.db.pool import Connection
+
+_COLUMNS = {
+    "status": "status",
+    "operation": "operation",
+    "external_id": "external_id",
+    "end_to_end_id": "end_to_end_id",
+    "pix_key": "pix_key",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,48 +37,44 @@ class Filters:
     end_to_end_id: str | None = None
     pix_key: str | None = None
 
-
-_WHERE = """
-    account_id = $1 AND created_at >= $2 AND created_at < $3
-    AND ($4::text IS NULL OR status = $4)
-    AND ($5::text IS NULL OR operation = $5)
-    AND ($6::text IS NULL OR external_id = $6)
-    AND ($7::text IS NULL OR end_to_end_id = $7)
-    AND ($8::text IS NULL OR pix_key = $8)
-"""
-
-
-def _args(f: Filters) -> tuple[object, ...]:
-    return (f.account_id, f.start, f.end, f.status, f.operation, f.external_id,
-            f.end_to_end_id, f.pix_key)
+    def where(self) -> tuple[str, list[object]]:
+        """The clause and its arguments; column names come from this module only."""
+        clauses = ["account_id = $1", "created_at >= $2", "created_at < $3"]
+        args: list[object] = [self.account_id, self.start, self.end]
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if field.name in _COLUMNS and value is not None:
+                args.append(value)
+                clauses.append(f"{_COLUMNS[field.name]} = ${len(args)}")
+        return " AND ".join(clauses), args
 
 
 async def page(conn: Connection, f: Filters, *, offset: int, limit: int) -> list[asyncpg.Record]:
+    where, args = f.where()
+    n = len(args)
     return await conn.fetch(
         f"""
         SELECT t.* FROM (
-            SELECT id FROM transactions WHERE {_WHERE}
+            SELECT id, created_at FROM transactions WHERE {where}
             ORDER BY created_at DESC, id DESC
-            OFFSET $9 LIMIT $10
+            OFFSET ${n + 1} LIMIT ${n + 2}
         ) AS chosen
         JOIN transactions t ON t.id = chosen.id
-        ORDER BY t.created_at DESC, t.id DESC
-        """,  # noqa: S608 - the WHERE clause is a constant of this module
-        *_args(f),
+        ORDER BY chosen.created_at DESC, chosen.id DESC
+        """,  # noqa: S608 - built from this module's constants
+        *args,
         offset,
         limit,
     )
 
 
-async def count(conn: Connection, f: Filters, *, cap: int | None = None) -> int:
-    """Rows matching the filters; with `cap`, counting stops there (the by-key list)."""
+async def count(conn: Connection, f: Filters, *, cap: int) -> int:
+    """Rows matching the filters, counted up to `cap` (a bounded index range scan)."""
+    where, args = f.where()
     total: int = await conn.fetchval(
-        f"""
-        SELECT count(*) FROM (
-            SELECT 1 FROM transactions WHERE {_WHERE} LIMIT $9
-        ) AS matching
-        """,  # noqa: S608 - the WHERE clause is a constant of this module
-        *_args(f),
+        f"SELECT count(*) FROM (SELECT 1 FROM transactions WHERE {where} "  # noqa: S608
+        f"LIMIT ${len(args) + 1}) AS matching",
+        *args,
         cap,
     )
     return total

@@ -25,6 +25,8 @@ from pixgate.runtime import Runtime
 
 MAX_RANGE_DAYS = 31
 PIX_KEY_MAX_RESULTS = 1000
+COUNT_CAP = 10_000
+"""`total` is exact up to this many matches; past it, `hasNext` still tells the truth."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,16 +47,17 @@ class Page:
     page: int
     size: int
     total: int
+    more: bool
+    """A row exists past this page (fetched as one look-ahead row)."""
 
     @property
     def metadata(self) -> dict[str, Any]:
-        total_pages = math.ceil(self.total / self.size) if self.total else 0
         return {
             "page": self.page,
             "size": self.size,
             "total": self.total,
-            "totalPages": total_pages,
-            "hasNext": self.page < total_pages,
+            "totalPages": math.ceil(self.total / self.size) if self.total else 0,
+            "hasNext": self.more,
             "hasPrevious": self.page > 1,
         }
 
@@ -72,9 +75,9 @@ async def statement(rt: Runtime, account_id: int, query: ListQuery) -> Page:
     )
     offset = (query.page - 1) * query.size
     async with rt.db.connection() as conn:
-        found = await rows.page(conn, filters, offset=offset, limit=query.size)
-        total = await rows.count(conn, filters)
-    return Page([listed_item(r) for r in found], query.page, query.size, total)
+        found = await rows.page(conn, filters, offset=offset, limit=query.size + 1)
+        total = await rows.count(conn, filters, cap=COUNT_CAP)
+    return _page(found, query, total, room=query.size)
 
 
 async def by_pix_key(rt: Runtime, account_id: int, pix_key: str, query: ListQuery) -> Page:
@@ -92,11 +95,20 @@ async def by_pix_key(rt: Runtime, account_id: int, pix_key: str, query: ListQuer
         pix_key=normalize_key(pix_key, key_type),
     )
     offset = (query.page - 1) * query.size
-    limit = max(0, min(query.size, PIX_KEY_MAX_RESULTS - offset))
+    room = max(0, min(query.size, PIX_KEY_MAX_RESULTS - offset))
     async with rt.db.connection() as conn:
-        found = await rows.page(conn, filters, offset=offset, limit=limit) if limit else []
+        found = await rows.page(conn, filters, offset=offset, limit=room + 1) if room else []
         total = await rows.count(conn, filters, cap=PIX_KEY_MAX_RESULTS)
-    return Page([listed_item(r) for r in found], query.page, query.size, total)
+    more = len(found) > room and offset + room < PIX_KEY_MAX_RESULTS
+    return _page(found, query, total, room=room, more=more)
+
+
+def _page(
+    found: list[asyncpg.Record], query: ListQuery, total: int, *, room: int,
+    more: bool | None = None,
+) -> Page:
+    items = [listed_item(r) for r in found[:room]]
+    return Page(items, query.page, query.size, total, len(found) > room if more is None else more)
 
 
 def listed_item(row: asyncpg.Record | dict[str, Any]) -> dict[str, Any]:
