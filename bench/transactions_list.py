@@ -18,8 +18,8 @@ import os
 import statistics
 import time
 import uuid
-from datetime import UTC, datetime, timedelta
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlparse
 
 import asyncpg
