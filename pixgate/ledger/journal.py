@@ -23,38 +23,17 @@ class Posting:
 
 async def record(
     conn: Connection, postings: list[Posting], *, memo: str, transaction_id: int | None = None
-) -> int:
-    """Write one balanced entry; returns its id. Balances are moved by the callers below."""
-    if sum(p.amount for p in postings) != 0:
-        raise ValueError(f"unbalanced journal entry: {postings}")
-    entry_id: int = await conn.fetchval(
-        """
-        WITH entry AS (SELECT nextval('ledger_entry_seq') AS id),
-        lines AS (
-            INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
-            SELECT entry.id, l.account_id, l.book, l.amount, $4, $5
-            FROM entry,
-                 unnest($1::bigint[], $2::text[], $3::bigint[]) AS l(account_id, book, amount)
-            RETURNING entry_id
-        )
-        SELECT id FROM entry
-        """,
-        [p.account_id for p in postings],
-        [p.book for p in postings],
-        [p.amount for p in postings],
-        transaction_id,
-        memo,
-    )
-    return entry_id
+) -> None:
+    """Write one balanced entry whose balances the caller has already moved."""
+    await _move(conn, None, (), postings, memo=memo, transaction_id=transaction_id)
 
 
 async def fund(conn: Connection, account_id: int, amount: int, *, memo: str) -> None:
     """Sandbox money from nowhere, kept honest by the `sandbox_funding` book."""
-    await conn.execute(
-        "UPDATE accounts SET available = available + $2 WHERE id = $1", account_id, amount
-    )
-    await record(
+    await _move(
         conn,
+        "UPDATE accounts SET available = available + $2 WHERE id = $1",
+        (account_id, amount),
         [Posting(account_id, "available", amount), Posting(None, "sandbox_funding", -amount)],
         memo=memo,
     )
@@ -65,20 +44,17 @@ async def hold(conn: Connection, account_id: int, amount: int, *, transaction_id
 
     One guarded UPDATE: concurrent holds serialise on the row and none can overdraw.
     """
-    status = await conn.execute(
+    moved = await _move(
+        conn,
         "UPDATE accounts SET available = available - $2, blocked = blocked + $2 "
         "WHERE id = $1 AND available >= $2",
-        account_id,
-        amount,
-    )
-    if status != "UPDATE 1":
-        raise InsufficientBalance("available balance is less than amount + fee")
-    await record(
-        conn,
+        (account_id, amount),
         [Posting(account_id, "available", -amount), Posting(account_id, "blocked", amount)],
         memo="hold",
         transaction_id=transaction_id,
     )
+    if not moved:
+        raise InsufficientBalance("available balance is less than amount + fee")
 
 
 async def post_hold(
@@ -91,9 +67,10 @@ async def post_hold(
     counter_book: str = "settlement",
 ) -> None:
     """A held outgoing payment leaves: amount to the settling bank, fee to our revenue."""
-    await _move_out_of_blocked(conn, account_id, amount + fee)
-    await record(
+    await _out_of_blocked(
         conn,
+        account_id,
+        amount + fee,
         [
             Posting(account_id, "blocked", -(amount + fee)),
             Posting(None, counter_book, amount),
@@ -106,12 +83,14 @@ async def post_hold(
 
 async def void_hold(conn: Connection, account_id: int, amount: int, *, transaction_id: int) -> None:
     """A failed outgoing payment: the held funds return to available."""
-    await _move_out_of_blocked(conn, account_id, amount, to_available=True)
-    await record(
+    await _out_of_blocked(
         conn,
+        account_id,
+        amount,
         [Posting(account_id, "blocked", -amount), Posting(account_id, "available", amount)],
         memo="void",
         transaction_id=transaction_id,
+        to_available=True,
     )
 
 
@@ -119,11 +98,10 @@ async def credit(
     conn: Connection, account_id: int, amount: int, fee: int, *, transaction_id: int
 ) -> None:
     """Money received: the account gets amount - fee, we keep the fee."""
-    await conn.execute(
-        "UPDATE accounts SET available = available + $2 WHERE id = $1", account_id, amount - fee
-    )
-    await record(
+    await _move(
         conn,
+        "UPDATE accounts SET available = available + $2 WHERE id = $1",
+        (account_id, amount - fee),
         [
             Posting(None, "settlement", -amount),
             Posting(account_id, "available", amount - fee),
@@ -134,16 +112,66 @@ async def credit(
     )
 
 
-async def _move_out_of_blocked(
-    conn: Connection, account_id: int, amount: int, *, to_available: bool = False
+async def _out_of_blocked(
+    conn: Connection,
+    account_id: int,
+    amount: int,
+    postings: list[Posting],
+    *,
+    memo: str,
+    transaction_id: int,
+    to_available: bool = False,
 ) -> None:
-    status = await conn.execute(
+    moved = await _move(
+        conn,
         "UPDATE accounts SET blocked = blocked - $2, "
         "available = available + CASE WHEN $3 THEN $2 ELSE 0 END "
         "WHERE id = $1 AND blocked >= $2",
-        account_id,
-        amount,
-        to_available,
+        (account_id, amount, to_available),
+        postings,
+        memo=memo,
+        transaction_id=transaction_id,
     )
-    if status != "UPDATE 1":
+    if not moved:
         raise RuntimeError(f"blocked balance of account {account_id} is below {amount}")
+
+
+async def _move(
+    conn: Connection,
+    update: str | None,
+    update_args: tuple[object, ...],
+    postings: list[Posting],
+    *,
+    memo: str,
+    transaction_id: int | None = None,
+) -> bool:
+    """The balance UPDATE and its journal entry in ONE statement (one round trip).
+
+    The entry is written only when the guarded UPDATE moved the row; returns whether it did.
+    """
+    if sum(p.amount for p in postings) != 0:
+        raise ValueError(f"unbalanced journal entry: {postings}")
+    n = len(update_args)
+    moved = f"({update} RETURNING 1)" if update else "(SELECT 1)"
+    done: bool = await conn.fetchval(
+        f"""
+        WITH moved AS {moved},
+        entry AS (SELECT nextval('ledger_entry_seq') AS id FROM moved),
+        lines AS (
+            INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
+            SELECT entry.id, l.account_id, l.book, l.amount, ${n + 4}, ${n + 5}
+            FROM entry,
+                 unnest(${n + 1}::bigint[], ${n + 2}::text[], ${n + 3}::bigint[])
+                     AS l(account_id, book, amount)
+            RETURNING 1
+        )
+        SELECT EXISTS (SELECT 1 FROM moved)
+        """,  # noqa: S608 - the UPDATE is one of this module's constants
+        *update_args,
+        [p.account_id for p in postings],
+        [p.book for p in postings],
+        [p.amount for p in postings],
+        transaction_id,
+        memo,
+    )
+    return done

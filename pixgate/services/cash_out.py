@@ -96,7 +96,7 @@ async def create(
             raise NotFound("account not found")
         await _refuse_duplicate(conn, account_id, order.external_id)
         await limits.check(conn, rt.settings, account, amount, now)
-        fee = await fees.for_operation(rt.settings, conn, account_id, FEE_KEY, amount)
+        fee = fees.of(rt.settings, account["fees"], FEE_KEY, amount)
         row = await payments.insert_pending(
             conn,
             account_id=account_id,

@@ -8,6 +8,7 @@ transaction, so the price and the hold see the same account row.
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from pixgate.db.pool import Connection
 from pixgate.domain.money import fee_for, to_cents
@@ -18,9 +19,13 @@ async def for_operation(
     settings: Settings, conn: Connection, account_id: int, operation: str, amount: int
 ) -> int:
     """The fee in cents of `operation` for `amount` cents."""
-    configured = await conn.fetchval(
-        "SELECT fees -> $2::text FROM accounts WHERE id = $1", account_id, operation
-    )
+    configured = await conn.fetchval("SELECT fees FROM accounts WHERE id = $1", account_id)
+    return of(settings, configured or {}, operation, amount)
+
+
+def of(settings: Settings, account_fees: dict[str, Any], operation: str, amount: int) -> int:
+    """The fee from an account's `fees` column already at hand (e.g. the locked row)."""
+    configured = account_fees.get(operation)
     if configured:
         fixed = to_cents(configured.get("fixed", "0"))
         percent = Decimal(str(configured.get("percent", "0")))
