@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pixgate.clock import Clock
 from pixgate.db import embedded, server_keys
 from pixgate.db.pool import Database
+from pixgate.domain.location_jws import LocationSigner
 from pixgate.domain.tokens import TokenSigner
 from pixgate.provider.base import SettlingBank
 from pixgate.provider.sandbox import SandboxBank
@@ -27,6 +28,7 @@ class Runtime:
     signer: TokenSigner
     secret_hash_key: bytes
     provider: SettlingBank
+    location_signer: LocationSigner
     clock: Clock = field(default_factory=Clock)
 
 
@@ -37,7 +39,9 @@ def resolve_database_url(settings: Settings) -> str:
     return embedded.start(settings.data_dir)
 
 
-async def load_keys(db: Database, settings: Settings) -> tuple[TokenSigner, bytes]:
+async def load_keys(
+    db: Database, settings: Settings
+) -> tuple[TokenSigner, bytes, LocationSigner]:
     """Configured keys win; otherwise they are generated once and kept in the database."""
     async with db.begin() as conn:
         if settings.jwt_private_key is not None:
@@ -50,10 +54,13 @@ async def load_keys(db: Database, settings: Settings) -> tuple[TokenSigner, byte
             hash_key = await server_keys.get_or_create(
                 conn, "secret_hash_key", lambda: secrets.token_hex(32)
             )
+        location_pem = await server_keys.get_or_create(
+            conn, "location_rsa", LocationSigner.generate_pem
+        )
     signer = TokenSigner.from_pem(
         jwt_pem, issuer=settings.jwt_issuer, audience=settings.jwt_audience
     )
-    return signer, hash_key.encode()
+    return signer, hash_key.encode(), LocationSigner.from_pem(location_pem)
 
 
 @asynccontextmanager
@@ -62,13 +69,14 @@ async def build_runtime(settings: Settings, database_url: str) -> AsyncIterator[
         database_url, min_size=settings.db_pool_min, max_size=settings.db_pool_max
     )
     try:
-        signer, hash_key = await load_keys(db, settings)
+        signer, hash_key, location_signer = await load_keys(db, settings)
         yield Runtime(
             settings=settings,
             db=db,
             signer=signer,
             secret_hash_key=hash_key,
             provider=SandboxBank(settings, db),
+            location_signer=location_signer,
         )
     finally:
         await db.close()

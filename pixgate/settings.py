@@ -27,6 +27,7 @@ class Settings(BaseSettings):
     provider_min_expiration: int = Field(default=60, ge=1)
     ispb: str = Field(default="12345678", pattern=r"^\d{8}$")
     public_url: str = Field(default="http://127.0.0.1:8080")
+    merchant_city: str = Field(default="SAO PAULO", description="city (60) of our BR Codes")
 
     token_ttl: int = Field(default=1800, ge=60)
     jwt_private_key: SecretStr | None = Field(

@@ -50,6 +50,12 @@ class Conflict(PixgateError):
     business = False
 
 
+class Gone(PixgateError):
+    code, status = "GONE", 410
+    user_message = "This resource is no longer available."
+    business = False
+
+
 class Unprocessable(PixgateError):
     code, status = "UNPROCESSABLE_ENTITY", 422
     user_message = "The request could not be processed."
@@ -246,6 +252,44 @@ class IdempotencyKeyReused(PixgateError):
     code, status = "IDEMPOTENCY_KEY_REUSED", 422
     user_message = "This idempotency key was already used with a different request."
     business = False
+
+
+
+# --- cash-in, charges and QR cash-out (4.3, 4.4, D24) ------------------------------------
+
+
+class ChargeNotPayable(PixgateError):
+    """The charge was paid, cancelled or expired already; nothing moved."""
+
+    code, status = "PIX_CHARGE_NOT_PAYABLE", 409
+    user_message = "This charge can no longer be paid."
+
+
+class ChargeNotFound(PixgateError):
+    code, status = "PIX_CHARGE_NOT_FOUND", 422
+    user_message = "This code does not point to a charge of this gateway."
+    business = False
+
+
+class InvalidQrCode(PixgateError):
+    code, status = "PIX_INVALID_QR_CODE", 400
+    user_message = "The QR code is invalid."
+
+
+class QrCodeAmountMismatch(PixgateError):
+    code, status = "PIX_QR_CODE_AMOUNT_MISMATCH", 400
+    user_message = "The value differs from the amount in the QR code."
+
+
+class OwnChargePayment(PixgateError):
+    code, status = "PIX_OWN_CHARGE", 400
+    user_message = "An account cannot pay its own charge."
+
+
+class ExternalIdConflict(DuplicateExternalId):
+    """QR cash-out answers a reused externalId with 409 (4.4), cash-out with 400 (7.3)."""
+
+    status = 409
 
 
 ALL_ERRORS: tuple[type[PixgateError], ...] = tuple(

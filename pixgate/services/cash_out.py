@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 from uuid import UUID
 
 from pixgate.db import jobs, payments
@@ -88,52 +89,92 @@ async def create(
             ["details.document must be a CPF (11 digits) or a CNPJ (14 characters)"]
         )
     raise_synchronous_scenario(scenario)
+    payout = PendingPayout(
+        kind="cash_out",
+        external_id=order.external_id,
+        amount=amount,
+        pix_key=normalize_key(order.key, order.key_type),
+        pix_key_type=order.key_type.value,
+        description=order.description,
+        details={
+            "name": order.name,
+            "document": document,
+            "checkPixKeyWithDocument": order.check_document,
+            "scenario": scenario,
+        },
+    )
+    return await hold_pending(rt, account_id, payout, scenario=scenario)
+
+
+@dataclass(frozen=True, slots=True)
+class PendingPayout:
+    """An outgoing PIX to be settled by the settling bank: what the PENDING row records."""
+
+    kind: str
+    external_id: str
+    amount: int
+    pix_key: str
+    pix_key_type: str
+    description: str | None
+    details: dict[str, Any]
+
+
+async def hold_pending(
+    rt: Runtime,
+    account_id: int,
+    payout: PendingPayout,
+    *,
+    scenario: str | None,
+    duplicate: type[DuplicateExternalId] = DuplicateExternalId,
+) -> CashOut:
+    """One transaction: lock the account, refuse a reused externalId, check the limits,
+    insert the PENDING row, hold amount + fee and enqueue its settlement."""
     now = rt.clock.now()
     delay = scenarios.settlement_delay_ms(scenario, rt.settings.settlement_delay_ms)
     async with rt.db.begin() as conn:
         account = await payments.lock_account(conn, account_id)
         if account is None:
             raise NotFound("account not found")
-        await _refuse_duplicate(conn, account_id, order.external_id)
-        await limits.check(conn, rt.settings, account, amount, now)
-        fee = fees.of(rt.settings, account["fees"], FEE_KEY, amount)
+        await refuse_duplicate(conn, account_id, payout.external_id, duplicate)
+        await limits.check(conn, rt.settings, account, payout.amount, now)
+        fee = fees.of(rt.settings, account["fees"], FEE_KEY, payout.amount)
         row = await payments.insert_pending(
             conn,
             account_id=account_id,
-            kind="cash_out",
-            external_id=order.external_id,
-            amount=amount,
+            kind=payout.kind,
+            external_id=payout.external_id,
+            amount=payout.amount,
             fee=fee,
-            pix_key=normalize_key(order.key, order.key_type),
-            pix_key_type=order.key_type.value,
-            description=order.description,
-            details={
-                "name": order.name,
-                "document": document,
-                "checkPixKeyWithDocument": order.check_document,
-                "scenario": scenario,
-            },
+            pix_key=payout.pix_key,
+            pix_key_type=payout.pix_key_type,
+            description=payout.description,
+            details=payout.details,
             created_at=now,
         )
         if row is None:
-            await _refuse_duplicate(conn, account_id, order.external_id)
+            await refuse_duplicate(conn, account_id, payout.external_id, duplicate)
             raise AssertionError("unreachable: a conflicting externalId must be visible")
-        await journal.hold(conn, account_id, amount + fee, transaction_id=row["id"])
+        await journal.hold(conn, account_id, payout.amount + fee, transaction_id=row["id"])
         await jobs.enqueue(
             conn, SETTLE_JOB, run_at=now + timedelta(milliseconds=delay), transaction_id=row["id"]
         )
     return CashOut(
         transaction_id=row["transaction_id"],
-        external_id=order.external_id,
+        external_id=payout.external_id,
         status="PENDING",
         created_at=row["created_at"],
     )
 
 
-async def _refuse_duplicate(conn: Connection, account_id: int, external_id: str) -> None:
+async def refuse_duplicate(
+    conn: Connection,
+    account_id: int,
+    external_id: str,
+    error: type[DuplicateExternalId] = DuplicateExternalId,
+) -> None:
     existing = await payments.by_external_id(conn, account_id, external_id)
     if existing is not None:
-        raise DuplicateExternalId(
+        raise error(
             f"externalId {external_id} was already used",
             details={"externalId": external_id, "existingTransactionId": str(existing)},
         )

@@ -22,6 +22,7 @@ from pixgate.domain.masking import mask_document
 from pixgate.domain.money import to_number
 from pixgate.domain.pix_keys import detect_key_type, normalize_key
 from pixgate.runtime import Runtime
+from pixgate.timestamps import iso
 
 MAX_RANGE_DAYS = 31
 PIX_KEY_MAX_RESULTS = 1000
@@ -128,8 +129,8 @@ def listed_item(row: asyncpg.Record | dict[str, Any]) -> dict[str, Any]:
         "feeAmount": to_number(fee),
         "finalAmount": to_number(amount - fee if movement == "CREDIT" else amount + fee),
         "endToEndId": row["end_to_end_id"],
-        "createdAt": _iso(row["created_at"]),
-        "processedAt": _iso(row["processed_at"]),
+        "createdAt": iso(row["created_at"]),
+        "processedAt": iso(row["processed_at"]),
         "counterpart": {
             "name": counterpart.get("name"),
             "document": mask_document(counterpart.get("document")),
@@ -142,12 +143,6 @@ def listed_item(row: asyncpg.Record | dict[str, Any]) -> dict[str, Any]:
             },
         },
     }
-
-
-def _iso(at: datetime | str | None) -> str | None:
-    if at is None or isinstance(at, str):
-        return at
-    return at.isoformat().replace("+00:00", "Z")
 
 
 def _window(rt: Runtime, query: ListQuery, *, default_days: int) -> tuple[datetime, datetime]:

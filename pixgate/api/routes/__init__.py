@@ -5,21 +5,31 @@ from fastapi import APIRouter
 from pixgate.api.routes import (
     auth,
     balances,
+    cash_in,
     cash_out,
+    cash_out_qrcode,
+    cob,
     dict_transfer,
+    locations,
     ops,
     sandbox_dict,
+    sandbox_pix,
     transactions,
     webhooks,
 )
 
 ROUTERS: list[APIRouter] = [
     auth.router,
+    cash_in.router,
     cash_out.router,
+    cash_out_qrcode.router,
     dict_transfer.router,
+    cob.router,
+    locations.router,
     balances.router,
     transactions.router,
     webhooks.router,
     sandbox_dict.router,
+    sandbox_pix.router,
     ops.router,
 ]

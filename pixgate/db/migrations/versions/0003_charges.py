@@ -61,9 +61,40 @@ def upgrade() -> None:
             CONSTRAINT ck_charge_splits_type CHECK (split_type IN ('FIXED', 'PERCENTAGE')),
             CONSTRAINT uq_charge_splits_position UNIQUE (charge_id, position)
         );
+
+        -- Splits are computed when the charge is paid (`amount`) and paid out when due
+        -- (`due_at`: at once, or the account's next hourly/daily boundary); `payout_id` is
+        -- the WITHDRAW that pays one out, so a split is paid at most once.
+        ALTER TABLE charge_splits ADD COLUMN due_at timestamptz;
+        ALTER TABLE charge_splits ADD CONSTRAINT uq_charge_splits_payout_id UNIQUE (payout_id);
+        CREATE INDEX ix_charge_splits_due ON charge_splits (due_at)
+            WHERE payout_id IS NULL AND due_at IS NOT NULL;
+
+        -- One `splits.run_due` job per account and boundary, however many payments fall
+        -- before it: the job is enqueued only by the transaction that inserts this row.
+        CREATE TABLE split_runs (
+            account_id  bigint NOT NULL REFERENCES accounts (id),
+            run_at      timestamptz NOT NULL,
+            CONSTRAINT pk_split_runs PRIMARY KEY (account_id, run_at)
+        );
+
+        -- A PIX between two accounts of this gateway (QR cash-out of our own charge) is one
+        -- payment with one end-to-end id, seen by both sides: unique per account.
+        ALTER TABLE transactions DROP CONSTRAINT uq_transactions_end_to_end_id;
+        ALTER TABLE transactions ADD CONSTRAINT uq_transactions_account_end_to_end_id
+            UNIQUE (account_id, end_to_end_id);
         """
     )
 
 
 def downgrade() -> None:
-    execute_script("DROP TABLE charge_splits; DROP TABLE charges;")
+    execute_script(
+        """
+        ALTER TABLE transactions DROP CONSTRAINT uq_transactions_account_end_to_end_id;
+        ALTER TABLE transactions ADD CONSTRAINT uq_transactions_end_to_end_id
+            UNIQUE (end_to_end_id);
+        DROP TABLE split_runs;
+        DROP TABLE charge_splits;
+        DROP TABLE charges;
+        """
+    )

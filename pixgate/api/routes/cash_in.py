@@ -1,0 +1,76 @@
+"""POST /api/pix/cash-in: parse, call the service, shape 2.3."""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any
+
+import segno
+from fastapi import APIRouter
+
+from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
+from pixgate.api.errors import EnvelopeRoute, openapi_responses
+from pixgate.api.schemas.cash_in import CashInRequest, CashInResponse
+from pixgate.api.schemas.common import iso
+from pixgate.domain import errors
+from pixgate.services import cash_in
+
+router = APIRouter(route_class=EnvelopeRoute, tags=["cash-in"])
+
+
+def qr_code_image(pix_code: str) -> str:
+    """The code drawn as a QR (error correction M, the usual for BR Codes) in a PNG data URI."""
+    buffer = io.BytesIO()
+    segno.make_qr(pix_code, error="m").save(buffer, kind="png", scale=6, border=4)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+@router.post(
+    "/api/pix/cash-in",
+    status_code=201,
+    response_model=CashInResponse,
+    response_model_exclude_none=True,
+    summary="Create a charge (dynamic QR code / copy-and-paste code)",
+    responses=openapi_responses(
+        errors.ValidationFailed,
+        errors.ProviderExpirationBelowMinimum,
+        errors.DuplicateExternalId,
+        errors.ProviderUnavailable,
+    ),
+)
+async def create_cash_in(
+    body: CashInRequest, rt: RuntimeDep, who: CurrentAccount, scenario: SandboxScenario
+) -> dict[str, Any]:
+    tx = body.transaction
+    created = await cash_in.create(
+        rt,
+        who.account_id,
+        cash_in.CashInOrder(
+            value=tx.value,
+            description=tx.description,
+            external_id=tx.externalId,
+            expiration_time=tx.expirationTime,
+            payer_name=body.payer.fullName,
+            payer_document=body.payer.document,
+            additional_info=body.additionalInfo,
+            splits=[
+                cash_in.SplitOrder(
+                    pix_key=s.pixKey, pix_key_type=s.pixKeyType, name=s.name,
+                    document=s.document, type=s.type, value=s.value, immediate=s.immediate,
+                )
+                for s in body.splits
+            ],
+        ),
+        scenario=scenario,
+    )
+    return {
+        "transactionId": str(created.transaction_id),
+        "correlationId": str(created.correlation_id),
+        "externalId": created.external_id,
+        "status": created.status,
+        "pixCode": created.pix_code,
+        "generateTime": iso(created.created_at),
+        "expirationDate": iso(created.expires_at),
+        "qrCodeImage": qr_code_image(created.pix_code) if tx.generateQrCode else None,
+    }

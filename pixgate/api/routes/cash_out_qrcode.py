@@ -1,0 +1,48 @@
+"""POST /api/pix/cash-out-qrcode: parse, call the service, shape 2.5 (status-only errors, 7.5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
+from pixgate.api.schemas.cash_out_qrcode import QrCashOutRequest, QrCashOutResponse
+from pixgate.api.schemas.common import iso
+from pixgate.api.schemas.errors import SimpleError
+from pixgate.services import cash_out_qrcode
+
+router = APIRouter(tags=["cash-out"])
+
+
+@router.post(
+    "/api/pix/cash-out-qrcode",
+    status_code=201,
+    response_model=QrCashOutResponse,
+    summary="Pay a QR code (BR Code copy-and-paste string)",
+    responses={
+        400: {"model": SimpleError, "description": "invalid data or QR code, mismatched "
+              "amount, insufficient balance, own charge"},
+        401: {"model": SimpleError},
+        409: {"model": SimpleError, "description": "externalId already used"},
+        500: {"model": SimpleError},
+    },
+)
+async def create_qr_cash_out(
+    body: QrCashOutRequest, rt: RuntimeDep, who: CurrentAccount, scenario: SandboxScenario
+) -> dict[str, Any]:
+    created = await cash_out_qrcode.create(
+        rt,
+        who.account_id,
+        cash_out_qrcode.QrCashOutOrder(
+            value=body.value, qr_code=body.qrCode, external_id=body.externalId,
+            description=body.description, name=body.name, document=body.document,
+        ),
+        scenario=scenario,
+    )
+    return {
+        "transactionId": str(created.transaction_id),
+        "externalId": created.external_id,
+        "status": created.status,
+        "generateTime": iso(created.created_at),
+    }

@@ -1,0 +1,33 @@
+"""Charge locations, fetched by the payer's bank without authentication: GET /loc/{token}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Response
+
+from pixgate.api.deps import RuntimeDep
+from pixgate.api.schemas.errors import SimpleError
+from pixgate.services import locations
+
+router = APIRouter(tags=["locations"])
+
+
+@router.get(
+    "/loc/{token}",
+    summary="The charge at a location, as a PS256 JWS",
+    response_class=Response,
+    responses={
+        200: {"content": {"application/jose": {}}},
+        404: {"model": SimpleError},
+        410: {"model": SimpleError},
+    },
+)
+async def charge_at(token: str, rt: RuntimeDep) -> Response:
+    jws = await locations.signed_payload(rt, token)
+    return Response(jws, media_type="application/jose")
+
+
+@router.get("/.well-known/pix-jwks.json", summary="Keys that sign location payloads")
+async def location_keys(rt: RuntimeDep) -> dict[str, Any]:
+    return rt.location_signer.jwks()

@@ -1,0 +1,84 @@
+"""A charge's life after creation: revisions, cancellation, expiry (cob and cash-in alike)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+from pixgate.db.pool import Connection
+
+
+async def lock_by_txid(
+    conn: Connection, account_id: int, kind: str, txid: str
+) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "SELECT * FROM charges WHERE account_id = $1 AND kind = $2 AND txid = $3 FOR UPDATE",
+        account_id, kind, txid,
+    )
+
+
+async def revise(
+    conn: Connection,
+    charge_id: int,
+    *,
+    amount: int,
+    pix_code: str,
+    expires_at: datetime,
+    body: dict[str, Any],
+    now: datetime,
+) -> asyncpg.Record:
+    """A new revision of an open charge; its PENDING payment follows the amount."""
+    row = await conn.fetchrow(
+        """
+        WITH charge AS (
+            UPDATE charges SET amount = $2, pix_code = $3, expires_at = $4, body = $5,
+                               revision = revision + 1, updated_at = $6
+            WHERE id = $1
+            RETURNING *
+        ), payment AS (
+            UPDATE transactions SET amount = $2
+            WHERE id = (SELECT transaction_id FROM charge) AND status = 'PENDING'
+        )
+        SELECT * FROM charge
+        """,
+        charge_id, amount, pix_code, expires_at, body, now,
+    )
+    assert row is not None
+    return row
+
+
+async def close(
+    conn: Connection, charge_id: int, *, status: str, error_code: str, now: datetime,
+    only_if_expired: bool,
+) -> asyncpg.Record | None:
+    """Open -> removed/expired, once; the PENDING payment ends in ERROR with `error_code`.
+
+    With `only_if_expired`, nothing happens unless the charge's time has come (an expiry
+    job that runs early, after a revision pushed expiration out, does nothing).
+    """
+    return await conn.fetchrow(
+        """
+        WITH charge AS (
+            UPDATE charges SET status = $2, updated_at = $3
+            WHERE id = $1 AND status IN ('PENDING', 'ATIVA')
+              AND (NOT $5 OR expires_at <= $3)
+            RETURNING *
+        ), payment AS (
+            UPDATE transactions SET status = 'ERROR', error_code = $4,
+                                    error_message = 'the charge was not paid', processed_at = $3
+            WHERE id = (SELECT transaction_id FROM charge) AND status = 'PENDING'
+        )
+        SELECT * FROM charge
+        """,
+        charge_id, status, now, error_code, only_if_expired,
+    )
+
+
+async def payment_of(conn: Connection, transaction_id: int) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        "SELECT status, amount, end_to_end_id, processed_at, counterpart FROM transactions "
+        "WHERE id = $1",
+        transaction_id,
+    )

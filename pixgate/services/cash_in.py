@@ -1,0 +1,209 @@
+"""POST /api/pix/cash-in (4.3, 2.3, 7.4): a dynamic charge the account receives.
+
+Everything is validated first (one 400 listing every bad field); then the charge is
+announced to the settling bank, outside any transaction, so a provider failure (500) or its
+minimum expiration (D23) leaves nothing behind; then one transaction writes the PENDING
+PAYMENT transaction, the charge, its splits and its `charges.expire` job (an unpaid
+charge becomes EXPIRED, its payment ERROR). The BR Code is dynamic: its location
+(26/25, without scheme) is `{public_url}/loc/{token}`, its merchant the account's name.
+Paying the charge is `services.charges.pay`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+from uuid import UUID
+
+from pixgate.db import accounts as account_rows
+from pixgate.db import charges as charge_rows
+from pixgate.db import jobs, payments
+from pixgate.db.charges import SplitRow
+from pixgate.db.pool import Connection
+from pixgate.domain import brcode
+from pixgate.domain.documents import is_valid_document, only_document_chars
+from pixgate.domain.errors import DuplicateExternalId, NotFound, ValidationFailed
+from pixgate.domain.ids import new_txid
+from pixgate.domain.money import InvalidAmount, SplitType, format_amount, to_cents
+from pixgate.domain.pix_keys import SplitKeyType, is_valid_split_key
+from pixgate.provider.base import ChargeRegistration
+from pixgate.runtime import Runtime
+from pixgate.services import fees
+from pixgate.services.charges import FEE_KEY
+from pixgate.services.expiry import EXPIRE_JOB
+from pixgate.services.locations import location_url, new_location_token
+
+KIND = "cash_in"
+PERCENT_PLACES = 4
+"""charge_splits.value is numeric(20, 4): a finer percentage could not be kept as sent."""
+
+
+@dataclass(frozen=True, slots=True)
+class SplitOrder:
+    pix_key: str
+    pix_key_type: SplitKeyType
+    name: str
+    document: str
+    type: SplitType
+    value: Decimal
+    immediate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CashInOrder:
+    value: Decimal
+    description: str
+    external_id: str
+    payer_name: str
+    payer_document: str
+    expiration_time: int = 86400
+    additional_info: dict[str, str] = field(default_factory=dict)
+    splits: list[SplitOrder] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class CashIn:
+    id: int
+    transaction_id: UUID
+    correlation_id: UUID
+    external_id: str
+    status: str
+    pix_code: str
+    location_token: str
+    created_at: datetime
+    expires_at: datetime
+
+
+def _cents(value: Decimal, where: str, problems: list[str]) -> int:
+    try:
+        cents = to_cents(value)
+    except InvalidAmount as exc:
+        problems.append(f"{where}: {exc}")
+        return 0
+    if cents < 1:
+        problems.append(f"{where} must be at least 0.01")
+    return cents
+
+
+def _split_problems(index: int, split: SplitOrder, problems: list[str]) -> None:
+    where = f"splits.{index}"
+    if not is_valid_split_key(split.pix_key, split.pix_key_type):
+        problems.append(f"{where}.pixKey: not a valid {split.pix_key_type} key")
+    if not is_valid_document(only_document_chars(split.document)):
+        problems.append(f"{where}.document: not a valid CPF or CNPJ")
+    if split.type == "FIXED":
+        _cents(split.value, f"{where}.value", problems)
+    elif not split.value.is_finite() or split.value < Decimal("0.01"):
+        problems.append(f"{where}.value must be at least 0.01")
+    elif split.value != split.value.quantize(Decimal(1).scaleb(-PERCENT_PLACES)):
+        problems.append(f"{where}.value: a percentage has at most {PERCENT_PLACES} decimals")
+
+
+def splits_total(amount: int, splits: list[SplitOrder]) -> Decimal:
+    """What the splits take of `amount` cents, in exact (unrounded) cents: 60% and 40.01%
+    of 10.00 is 1000.1 cents, more than the amount, although each share rounds to fit."""
+    return sum(
+        (Decimal(to_cents(s.value)) if s.type == "FIXED" else amount * s.value / 100
+         for s in splits),
+        Decimal(0),
+    )
+
+
+def validate(order: CashInOrder) -> tuple[int, list[SplitRow]]:
+    """The amount in cents and the split rows, or ValidationFailed listing every problem."""
+    problems: list[str] = []
+    amount = _cents(order.value, "transaction.value", problems)
+    if not is_valid_document(only_document_chars(order.payer_document)):
+        problems.append("payer.document: not a valid CPF or CNPJ")
+    for index, split in enumerate(order.splits):
+        _split_problems(index, split, problems)
+    if not problems and splits_total(amount, order.splits) > amount:
+        problems.append("splits: the splits add up to more than transaction.value")
+    if problems:
+        raise ValidationFailed(problems)
+    rows = [
+        SplitRow(
+            pix_key=s.pix_key, pix_key_type=s.pix_key_type.value, name=s.name,
+            document=only_document_chars(s.document), split_type=s.type, value=s.value,
+            immediate=s.immediate,
+        )
+        for s in order.splits
+    ]
+    return amount, rows
+
+
+async def create(
+    rt: Runtime, account_id: int, order: CashInOrder, *, scenario: str | None = None
+) -> CashIn:
+    amount, split_rows = validate(order)
+    await rt.provider.register_charge(
+        ChargeRegistration(amount=amount, expires_in=order.expiration_time, scenario=scenario)
+    )
+    now = rt.clock.now()
+    expires_at = now + timedelta(seconds=order.expiration_time)
+    token = new_location_token()
+    correlation_id = uuid.uuid4()
+    payer = {"fullName": order.payer_name, "document": only_document_chars(order.payer_document)}
+    async with rt.db.begin() as conn:
+        account = await account_rows.get(conn, account_id)
+        if account is None:
+            raise NotFound("account not found")
+        if order.splits:
+            await _splits_fit_net(rt, conn, account_id, amount, order.splits)
+        pix_code = brcode.encode(
+            brcode.dynamic(
+                location_url(rt.settings, token).split("://", 1)[-1],
+                account["name"], rt.settings.merchant_city, amount,
+            )
+        )
+        row = await charge_rows.insert(
+            conn,
+            account_id=account_id,
+            kind=KIND,
+            external_id=order.external_id,
+            amount=amount,
+            description=order.description,
+            details={"correlationId": str(correlation_id), "payer": payer,
+                     "additionalInfo": order.additional_info},
+            txid=new_txid(32),
+            location_token=token,
+            pix_code=pix_code,
+            status="PENDING",
+            expires_at=expires_at,
+            body={"correlationId": str(correlation_id), "expirationTime": order.expiration_time},
+            created_at=now,
+        )
+        if row is None:
+            existing = await payments.by_external_id(conn, account_id, order.external_id)
+            raise DuplicateExternalId(
+                f"externalId {order.external_id} was already used",
+                details={"externalId": order.external_id,
+                         "existingTransactionId": str(existing)},
+            )
+        await charge_rows.insert_splits(conn, row["id"], split_rows)
+        await jobs.enqueue(conn, EXPIRE_JOB, run_at=expires_at, charge_id=row["id"])
+    return CashIn(
+        id=row["transaction_id"],
+        transaction_id=row["payment_uuid"],
+        correlation_id=correlation_id,
+        external_id=order.external_id,
+        status="PENDING",
+        pix_code=pix_code,
+        location_token=token,
+        created_at=now,
+        expires_at=expires_at,
+    )
+
+
+async def _splits_fit_net(
+    rt: Runtime, conn: Connection, account_id: int, amount: int, splits: list[SplitOrder]
+) -> None:
+    """The splits are paid out of what the account receives: amount minus the cash-in fee."""
+    fee = await fees.for_operation(rt.settings, conn, account_id, FEE_KEY, amount)
+    if fee and splits_total(amount, splits) > amount - fee:
+        raise ValidationFailed(
+            [f"splits: the splits add up to more than transaction.value net of the cash-in "
+             f"fee ({format_amount(amount - fee)})"]
+        )

@@ -1,0 +1,248 @@
+"""The receiving side of a PIX: a charge (cash-in or cob) paid, or a PIX received without one.
+
+`pay` and `receive` run inside the caller's transaction, so the sandbox payer (money from
+the outside world) and a QR cash-out of another account of this gateway (money from that
+account, in the same transaction) share one path: the charge becomes paid exactly once
+(a conditional UPDATE on an open, unexpired charge), its PAYMENT transaction is confirmed
+with the end-to-end id and the payer as counterpart, the account is credited amount minus
+the `cash_in` fee through the journal, the `cash_in` event is written and the splits are
+scheduled. A charge paid, cancelled or expired already answers ChargeNotPayable and moves
+nothing.
+
+The sandbox use cases (D24) at the bottom open their own transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+from pixgate.db import charges as charge_rows
+from pixgate.db.pool import Connection
+from pixgate.domain import brcode
+from pixgate.domain.documents import document_kind, is_valid_document, only_document_chars
+from pixgate.domain.errors import ChargeNotFound, ChargeNotPayable, ValidationFailed
+from pixgate.domain.ids import new_end_to_end_id
+from pixgate.domain.money import InvalidAmount, to_cents
+from pixgate.ledger import journal
+from pixgate.provider.sandbox import synthetic_holder
+from pixgate.runtime import Runtime
+from pixgate.services import events, fees, splits
+from pixgate.services.locations import location_url
+from pixgate.services.payouts import counterpart_of
+from pixgate.settings import Settings
+
+FEE_KEY = "cash_in"
+BANK_NAME = "Pixgate"
+PAID_STATUSES = frozenset({"CONFIRMED", "CONCLUIDA"})
+EXPIRED_STATUSES = frozenset({"EXPIRED", "REMOVIDA_PELO_PSP"})
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    """A payment credited to an account: its PAYMENT transaction."""
+
+    id: int
+    transaction_id: UUID
+    account_id: int
+    end_to_end_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Payer:
+    """Who pays from outside (sandbox): a name and a CPF/CNPJ."""
+
+    name: str
+    document: str
+
+
+def _without_scheme(url: str) -> str:
+    return url.split("://", 1)[-1]
+
+
+def location_token_of(settings: Settings, code: brcode.BrCode) -> str | None:
+    """The charge token of a dynamic code whose location is this gateway's, else None."""
+    if code.location_url is None:
+        return None
+    prefix = _without_scheme(location_url(settings, ""))
+    url = _without_scheme(code.location_url)
+    token = url[len(prefix):] if url.startswith(prefix) else ""
+    return token if token and "/" not in token else None
+
+
+def account_counterpart(settings: Settings, account: asyncpg.Record) -> dict[str, Any]:
+    """An account of this gateway as the other side of an internal PIX sees it."""
+    return {
+        "name": account["name"],
+        "document": account["document"] or "",
+        "bank": {
+            "bankISPB": settings.ispb,
+            "bankName": BANK_NAME,
+            "bankCode": "",
+            "accountBranch": "0001",
+            "accountNumber": str(account["id"]),
+        },
+    }
+
+
+async def pay(
+    conn: Connection,
+    settings: Settings,
+    charge: asyncpg.Record,
+    *,
+    payer: dict[str, Any],
+    end_to_end_id: str,
+    paid_at: datetime,
+    now: datetime,
+) -> Received:
+    """Pay an open charge (a row as read) in the caller's transaction.
+
+    The receiving account is locked before the charge (see `charges.lock_accounts`);
+    ChargeNotPayable if the charge is no longer open.
+    """
+    await charge_rows.lock_accounts(conn, [charge["account_id"]])
+    paid = await charge_rows.mark_paid(conn, charge["id"], paid_at=paid_at, now=now)
+    if paid is None:
+        raise await _not_payable(conn, charge["id"], now)
+    charge = paid
+    amount: int = charge["amount"]
+    fee = await _fee(settings, conn, charge["account_id"], amount)
+    payment = await charge_rows.confirm_payment(
+        conn, charge["transaction_id"], amount=amount, fee=fee, end_to_end_id=end_to_end_id,
+        counterpart=payer, processed_at=paid_at,
+    )
+    await _credit(conn, payment, extra={"txId": charge["txid"]})
+    await splits.on_payment(conn, settings, charge=charge, payment=payment, now=now)
+    return _received(payment)
+
+
+async def receive(
+    conn: Connection,
+    settings: Settings,
+    account_id: int,
+    amount: int,
+    *,
+    payer: dict[str, Any],
+    end_to_end_id: str,
+    at: datetime,
+) -> Received:
+    """A PIX received without a charge, credited in the caller's transaction."""
+    fee = await _fee(settings, conn, account_id, amount)
+    payment = await charge_rows.insert_received(
+        conn, account_id=account_id, kind="incoming", amount=amount, fee=fee,
+        end_to_end_id=end_to_end_id, counterpart=payer, at=at,
+    )
+    await _credit(conn, payment, extra=None)
+    return _received(payment)
+
+
+async def _fee(settings: Settings, conn: Connection, account_id: int, amount: int) -> int:
+    """The `cash_in` fee, never more than what was received."""
+    return min(await fees.for_operation(settings, conn, account_id, FEE_KEY, amount), amount)
+
+
+async def _credit(
+    conn: Connection, payment: asyncpg.Record, *, extra: dict[str, Any] | None
+) -> None:
+    await journal.credit(
+        conn, payment["account_id"], payment["amount"], payment["fee"],
+        transaction_id=payment["id"],
+    )
+    await events.record(
+        conn, account_id=payment["account_id"], type="cash_in", transaction_id=payment["id"],
+        extra=extra,
+    )
+
+
+def _received(payment: asyncpg.Record) -> Received:
+    return Received(
+        id=payment["id"], transaction_id=payment["transaction_id"],
+        account_id=payment["account_id"], end_to_end_id=payment["end_to_end_id"],
+    )
+
+
+async def _not_payable(conn: Connection, charge_id: int, now: datetime) -> ChargeNotPayable:
+    charge = await charge_rows.get(conn, charge_id)
+    assert charge is not None
+    status = charge["status"]
+    if status in PAID_STATUSES:
+        reason = "the charge was already paid"
+    elif status in EXPIRED_STATUSES or (
+        status in charge_rows.OPEN_STATUSES and charge["expires_at"] <= now
+    ):
+        reason = "the charge has expired"
+    else:
+        reason = "the charge was cancelled"
+    return ChargeNotPayable(reason)
+
+
+# --- sandbox (D24) -----------------------------------------------------------------------
+
+
+def _external_payer(payer: Payer) -> dict[str, Any]:
+    """The outside payer as counterpart: its name and document, at a deterministic bank."""
+    document = only_document_chars(payer.document)
+    if not is_valid_document(document):
+        raise ValidationFailed(["payer.document must be a valid CPF or CNPJ"])
+    holder = synthetic_holder(document, document_kind(document) or "CPF", document)
+    counterpart = counterpart_of(holder)
+    assert counterpart is not None
+    return {**counterpart, "name": payer.name}
+
+
+def _paid_at(rt: Runtime, paid_at: datetime | None) -> datetime:
+    now = rt.clock.now()
+    if paid_at is None:
+        return now
+    if paid_at > now:
+        raise ValidationFailed(["paidAt must not be in the future"])
+    return paid_at
+
+
+async def sandbox_pay(
+    rt: Runtime, pix_code: str, payer: Payer, *, paid_at: datetime | None = None
+) -> Received:
+    """An outside payer pays the charge (cash-in or cob) a copy-and-paste code points to."""
+    counterpart = _external_payer(payer)
+    at = _paid_at(rt, paid_at)
+    try:
+        code = brcode.decode(pix_code)
+    except brcode.InvalidBrCode as exc:
+        raise ValidationFailed([f"pixCode: {exc}"]) from exc
+    token = location_token_of(rt.settings, code)
+    if token is None:
+        raise ChargeNotFound("pixCode does not point to a charge of this gateway")
+    async with rt.db.begin() as conn:
+        charge = await charge_rows.by_location_token(conn, token)
+        if charge is None:
+            raise ChargeNotFound("pixCode does not point to a charge of this gateway")
+        return await pay(
+            conn, rt.settings, charge, payer=counterpart,
+            end_to_end_id=new_end_to_end_id(counterpart["bank"]["bankISPB"], at),
+            paid_at=at, now=rt.clock.now(),
+        )
+
+
+async def sandbox_incoming(
+    rt: Runtime, account_id: int, value: Decimal, payer: Payer, *,
+    paid_at: datetime | None = None,
+) -> Received:
+    """A PIX from outside, without a charge, received by the caller's account."""
+    try:
+        amount = to_cents(value)
+    except InvalidAmount as exc:
+        raise ValidationFailed([f"value: {exc}"]) from exc
+    if amount < 1:
+        raise ValidationFailed(["value must be at least 0.01"])
+    counterpart = _external_payer(payer)
+    at = _paid_at(rt, paid_at)
+    async with rt.db.begin() as conn:
+        return await receive(
+            conn, rt.settings, account_id, amount, payer=counterpart,
+            end_to_end_id=new_end_to_end_id(counterpart["bank"]["bankISPB"], at), at=at,
+        )

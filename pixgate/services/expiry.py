@@ -1,0 +1,37 @@
+"""Charges that nobody paid in time: cobs become REMOVIDA_PELO_PSP (D14), cash-in charges EXPIRED.
+
+Each charge enqueues `charges.expire` at its expiration; the job closes it then, whether
+or not anyone reads it, and its PENDING payment ends in ERROR (PAYMENT_EXPIRED). Reads
+apply the same rule at once, so a charge is never shown open after its time.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import asyncpg
+
+from pixgate.db import charge_lifecycle
+from pixgate.db import charges as charge_rows
+from pixgate.runtime import Runtime
+
+EXPIRE_JOB = "charges.expire"
+_EXPIRED = {"cob": "REMOVIDA_PELO_PSP", "cash_in": "EXPIRED"}
+
+
+async def expire(rt: Runtime, charge_id: int) -> None:
+    async with rt.db.begin() as conn:
+        charge = await charge_rows.get(conn, charge_id)
+        if charge is None:
+            return
+        await charge_lifecycle.close(
+            conn, charge_id, status=_EXPIRED[charge["kind"]], error_code="PAYMENT_EXPIRED",
+            now=rt.clock.now(), only_if_expired=True,
+        )
+
+
+def status_at(charge: asyncpg.Record, now: datetime) -> str:
+    """The status a reader sees: an open charge past its expiration is already closed."""
+    if charge["status"] in ("ATIVA", "PENDING") and charge["expires_at"] <= now:
+        return _EXPIRED[charge["kind"]]
+    return str(charge["status"])

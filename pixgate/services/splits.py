@@ -1,0 +1,154 @@
+"""Split recipients of a paid charge (2.3, 4.3): each gets its share as a PIX out.
+
+When the charge is paid, each split's share of the GROSS amount is computed once with
+`allocate_splits` (PERCENTAGE: percent of gross; FIXED: the stated amount; no cent made or
+lost) and stored on the split. A share is paid out as a WITHDRAW of kind `split_payout`
+(`parent_id` = the PIX-IN), debited from the receiving account, with no fee of its own
+(the cash-in fee already paid for the money), and settled like any outgoing payment by
+`payouts.settle`.
+
+When: `immediate` splits, and every split of an account whose `split_frequency` is
+`immediate`, in the transaction of the payment itself; the others at the account's next
+hourly or daily boundary (Brasília time), by one `splits.run_due` job per account and
+boundary (`split_runs` makes the enqueue idempotent).
+
+Reconciliation of one paid charge of gross G with cash-in fee F and shares S1..Sn:
+the account is credited G - F, the payouts debit S1 + ... + Sn, and what stays is
+R = G - F - sum(S); so G = F + sum(S) + R to the cent.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any, cast
+from zoneinfo import ZoneInfo
+
+import asyncpg
+
+from pixgate.db import charges as charge_rows
+from pixgate.db import jobs, payments
+from pixgate.db.pool import Connection
+from pixgate.domain.errors import InsufficientBalance
+from pixgate.domain.money import SplitType, allocate_splits
+from pixgate.domain.pix_keys import normalize_key
+from pixgate.ledger import journal
+from pixgate.runtime import Runtime
+from pixgate.services import events
+from pixgate.services.cash_out import SETTLE_JOB
+from pixgate.settings import Settings
+
+RUN_DUE_JOB = "splits.run_due"
+KIND = "split_payout"
+
+
+def next_run(frequency: str, now: datetime, timezone: str) -> datetime | None:
+    """When deferred splits of an account are paid: None for `immediate`, else the start
+    of the next local hour or day."""
+    local = now.astimezone(ZoneInfo(timezone))
+    if frequency == "hourly":
+        start = local.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+    elif frequency == "daily":
+        start = local.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
+    else:
+        return None
+    return start.astimezone(UTC)
+
+
+async def on_payment(
+    conn: Connection,
+    settings: Settings,
+    *,
+    charge: asyncpg.Record,
+    payment: asyncpg.Record,
+    now: datetime,
+) -> None:
+    """Compute and schedule the splits of a charge just paid, in the payment's transaction."""
+    rows = await charge_rows.splits_of(conn, charge["id"])
+    if not rows:
+        return
+    account_id: int = charge["account_id"]
+    shares = allocate_splits(
+        payment["amount"],
+        [(cast(SplitType, r["split_type"]), Decimal(r["value"])) for r in rows],
+    )
+    frequency: str = await conn.fetchval(
+        "SELECT split_frequency FROM accounts WHERE id = $1", account_id
+    )
+    later = next_run(frequency, now, settings.timezone)
+    due: list[datetime | None] = [
+        None if share == 0 else (now if row["immediate"] or later is None else later)
+        for row, share in zip(rows, shares, strict=True)
+    ]
+    await charge_rows.schedule_splits(conn, [r["id"] for r in rows], shares, due)
+    for row, share, due_at in zip(rows, shares, due, strict=True):
+        if due_at == now:
+            await _pay_out(conn, settings, row, share, account_id=account_id,
+                           parent_id=payment["id"], txid=charge["txid"], now=now)
+    if later is not None and later in due and await charge_rows.claim_split_run(
+        conn, account_id, later
+    ):
+        await jobs.enqueue(
+            conn, RUN_DUE_JOB, run_at=later, account_id=account_id, due_by=later.isoformat()
+        )
+
+
+async def run_due(rt: Runtime, account_id: int, due_by: datetime) -> int:
+    """Pay out every split of the account due by `due_by`; returns how many.
+
+    Idempotent: a paid split has its `payout_id`, and concurrent runs skip locked rows.
+    """
+    now = rt.clock.now()
+    async with rt.db.begin() as conn:
+        rows = await charge_rows.due_splits(conn, account_id, due_by)
+        for row in rows:
+            await _pay_out(conn, rt.settings, row, row["amount"], account_id=account_id,
+                           parent_id=row["parent_id"], txid=row["txid"], now=now)
+    return len(rows)
+
+
+async def _pay_out(
+    conn: Connection,
+    settings: Settings,
+    split: asyncpg.Record,
+    amount: int,
+    *,
+    account_id: int,
+    parent_id: int,
+    txid: str,
+    now: datetime,
+) -> None:
+    """A PENDING payout with its hold and settlement job, or, when the account cannot
+    cover it any more (its fee grew, or the money left since), an ERROR payout that moved
+    nothing: a payment received is never refused because of its splits."""
+    details: dict[str, Any] = {"name": split["name"], "document": split["document"],
+                               "splitType": split["split_type"], "chargeTxid": txid}
+    payout = await payments.insert_pending(
+        conn,
+        account_id=account_id,
+        kind=KIND,
+        external_id=None,
+        amount=amount,
+        fee=0,
+        pix_key=normalize_key(split["pix_key"], split["pix_key_type"]),
+        pix_key_type=split["pix_key_type"],
+        description=f"split {split['position'] + 1} of charge {txid}",
+        details=details,
+        created_at=now,
+        parent_id=parent_id,
+    )
+    assert payout is not None  # no externalId, so no conflict
+    await charge_rows.link_payout(conn, split["id"], payout["id"])
+    try:
+        await journal.hold(conn, account_id, amount, transaction_id=payout["id"])
+    except InsufficientBalance as exc:
+        await charge_rows.fail_unsent(
+            conn, payout["id"], error_code=InsufficientBalance.code, error_message=str(exc),
+            at=now,
+        )
+        await events.record(
+            conn, account_id=account_id, type="cash_out", transaction_id=payout["id"]
+        )
+        return
+    delay = timedelta(milliseconds=settings.settlement_delay_ms)
+    await jobs.enqueue(conn, SETTLE_JOB, run_at=now + delay, transaction_id=payout["id"])
