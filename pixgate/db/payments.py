@@ -11,12 +11,6 @@ import asyncpg
 from pixgate.db.pool import Connection
 
 
-async def lock_account(conn: Connection, account_id: int) -> asyncpg.Record | None:
-    """The account row, locked: outgoing payments of one account serialise here, so limit
-    and balance checks see every earlier payment."""
-    return await conn.fetchrow("SELECT * FROM accounts WHERE id = $1 FOR UPDATE", account_id)
-
-
 async def by_external_id(conn: Connection, account_id: int, external_id: str) -> UUID | None:
     found: UUID | None = await conn.fetchval(
         "SELECT transaction_id FROM transactions WHERE account_id = $1 AND external_id = $2",

@@ -40,11 +40,20 @@ async def fund(conn: Connection, account_id: int, amount: int, *, memo: str) -> 
 
 
 async def hold(conn: Connection, account_id: int, amount: int, *, transaction_id: int) -> None:
-    """Move `amount` from available to blocked, or raise InsufficientBalance.
+    """Move `amount` from available to blocked, or raise InsufficientBalance."""
+    if not await try_hold(conn, account_id, amount, transaction_id=transaction_id):
+        raise InsufficientBalance("available balance is less than amount + fee")
 
-    One guarded UPDATE: concurrent holds serialise on the row and none can overdraw.
+
+async def try_hold(
+    conn: Connection, account_id: int, amount: int, *, transaction_id: int
+) -> bool:
+    """Move `amount` from available to blocked; False (nothing moved) when it is not there.
+
+    One guarded UPDATE: concurrent holds serialise on the row and none can overdraw. It
+    locks the account row until COMMIT, so callers do it as late as they can.
     """
-    moved = await _move(
+    return await _move(
         conn,
         "UPDATE accounts SET available = available - $2, blocked = blocked + $2 "
         "WHERE id = $1 AND available >= $2",
@@ -53,8 +62,6 @@ async def hold(conn: Connection, account_id: int, amount: int, *, transaction_id
         memo="hold",
         transaction_id=transaction_id,
     )
-    if not moved:
-        raise InsufficientBalance("available balance is less than amount + fee")
 
 
 async def post_hold(

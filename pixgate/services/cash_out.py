@@ -1,7 +1,7 @@
 """POST /api/pix/cash-out (4.2, 7.3): a PIX sent to a key, settled later by the settling bank.
 
-One transaction: lock the account row, refuse a reused externalId, check the limits,
-insert the PENDING transaction, hold amount + fee, enqueue its settlement.
+One transaction: insert the PENDING transaction (a reused externalId is refused), enqueue
+its settlement, hold amount + fee, check the limits.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 from uuid import UUID
 
 from pixgate.db import jobs, payments
+from pixgate.db.accounts import get as get_account
 from pixgate.db.pool import Connection
 from pixgate.domain import scenarios
 from pixgate.domain.documents import document_kind, only_document_chars
@@ -127,16 +128,19 @@ async def hold_pending(
     scenario: str | None,
     duplicate: type[DuplicateExternalId] = DuplicateExternalId,
 ) -> CashOut:
-    """One transaction: lock the account, refuse a reused externalId, check the limits,
-    insert the PENDING row, hold amount + fee and enqueue its settlement."""
+    """One transaction: the PENDING row, its settlement job, then the hold and the limits.
+
+    The hold is the first statement that locks the account row, and only the limit check
+    and COMMIT follow it: concurrent cash-outs of one account wait for each other for as
+    short a time as the checks allow (their throughput is 1 / that time). A reused
+    externalId is caught by the insert's unique constraint; a failed check rolls all back.
+    """
     now = rt.clock.now()
     delay = scenarios.settlement_delay_ms(scenario, rt.settings.settlement_delay_ms)
     async with rt.db.begin() as conn:
-        account = await payments.lock_account(conn, account_id)
+        account = await get_account(conn, account_id)
         if account is None:
             raise NotFound("account not found")
-        await refuse_duplicate(conn, account_id, payout.external_id, duplicate)
-        await limits.check(conn, rt.settings, account, payout.amount, now)
         fee = fees.of(rt.settings, account["fees"], FEE_KEY, payout.amount)
         row = await payments.insert_pending(
             conn,
@@ -154,10 +158,15 @@ async def hold_pending(
         if row is None:
             await refuse_duplicate(conn, account_id, payout.external_id, duplicate)
             raise AssertionError("unreachable: a conflicting externalId must be visible")
-        await journal.hold(conn, account_id, payout.amount + fee, transaction_id=row["id"])
         await jobs.enqueue(
             conn, SETTLE_JOB, run_at=now + timedelta(milliseconds=delay), transaction_id=row["id"]
         )
+        held = await journal.try_hold(
+            conn, account_id, payout.amount + fee, transaction_id=row["id"]
+        )
+        await limits.check(conn, rt.settings, account, payout.amount, now, inserted=row["id"])
+        if not held:
+            raise InsufficientBalance("available balance is less than amount + fee")
     return CashOut(
         transaction_id=row["transaction_id"],
         external_id=payout.external_id,

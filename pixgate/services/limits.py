@@ -1,8 +1,10 @@
 """Per-account outgoing limits (D6): per transaction, per Brasília day, per night.
 
-Checked inside the caller's transaction after the account row is locked, so two
-concurrent payments cannot both fit under a limit that only one of them fits.
-Limits count PENDING and CONFIRMED outgoing (WITHDRAW) amounts, not ERROR ones.
+Checked inside the caller's transaction after the account row is locked (by the hold or
+by SELECT ... FOR UPDATE): the check's statement starts after the lock was granted, so in
+READ COMMITTED it sees every payment committed before, and two concurrent payments cannot
+both fit under a limit that only one of them fits. Limits count PENDING and CONFIRMED
+outgoing (WITHDRAW) amounts, not ERROR ones.
 """
 
 from __future__ import annotations
@@ -23,8 +25,16 @@ from pixgate.settings import Settings
 
 
 async def check(
-    conn: Connection, settings: Settings, account: asyncpg.Record, amount: int, now: datetime
+    conn: Connection,
+    settings: Settings,
+    account: asyncpg.Record,
+    amount: int,
+    now: datetime,
+    *,
+    inserted: int | None = None,
 ) -> None:
+    """Raise the first limit `amount` would exceed; `inserted` is the caller's own new
+    transaction row, already written, which must not count twice."""
     per_transaction = _limit(account["transaction_limit"], settings.default_transaction_limit)
     if amount > per_transaction:
         raise TransactionLimitExceeded(
@@ -39,12 +49,13 @@ async def check(
                coalesce(sum(amount) FILTER (WHERE created_at >= $4), 0) AS tonight
         FROM transactions
         WHERE account_id = $1 AND operation = 'WITHDRAW' AND status <> 'ERROR'
-          AND created_at >= $2
+          AND created_at >= $2 AND id IS DISTINCT FROM $5
         """,
         account["id"],
         min(day, night) if night else day,
         day,
         night or day,
+        inserted,
     )
     assert used is not None
     daily = _limit(account["daily_limit"], settings.default_daily_limit)

@@ -39,6 +39,10 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
         )
         if final is None:
             return
+        await events.record(
+            conn, account_id=final["account_id"], type="cash_out", transaction_id=transaction_id
+        )
+        # the balance move locks the account row (which cash-outs wait on): last before COMMIT
         if final["status"] == "CONFIRMED":
             await journal.post_hold(
                 conn, final["account_id"], final["amount"], final["fee"],
@@ -49,9 +53,6 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
                 conn, final["account_id"], final["amount"] + final["fee"],
                 transaction_id=transaction_id,
             )
-        await events.record(
-            conn, account_id=final["account_id"], type="cash_out", transaction_id=transaction_id
-        )
 
 
 async def _ask_the_bank(rt: Runtime, row: asyncpg.Record) -> PaymentResult:

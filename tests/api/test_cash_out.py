@@ -401,6 +401,32 @@ class TestLimits:
         assert (await client.post(PATH, json=order(1), headers=headers)).status_code == 201
         await drain(rt)
 
+    async def test_concurrent_payments_cannot_all_fit_under_the_daily_limit(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account_id, headers = await self._account(rt, client, daily_limit=5000)
+        responses = await asyncio.gather(
+            *(client.post(PATH, json=order(10), headers=headers) for _ in range(20))
+        )
+        statuses = [r.status_code for r in responses]
+        assert statuses.count(201) == 5
+        assert {r.json()["code"] for r in responses if r.status_code != 201} == {
+            "PIX_DAILY_LIMIT_EXCEEDED"}
+        assert await balance(rt, account_id) == (1_000_000 - 5000, 5000)
+        assert await count_transactions(rt, account_id) == 5
+        await drain(rt)
+
+    async def test_a_limit_error_wins_over_insufficient_balance(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="10.00")
+        await accounts.update(rt, account.account_id, {"daily_limit": 1000})
+        headers = await bearer(client, account)
+        refused = await client.post(PATH, json=order(20), headers=headers)
+        assert refused.json()["code"] == "PIX_DAILY_LIMIT_EXCEEDED"
+        assert await balance(rt, account.account_id) == (1000, 0)
+        assert await count_transactions(rt, account.account_id) == 0
+
     @pytest.mark.parametrize(("hour", "minute", "allowed"), [(19, 59, True), (20, 0, False),
                                                              (5, 59, False), (6, 0, True)])
     async def test_night_limit_in_brasilia_time(
