@@ -2,7 +2,8 @@
 
 Listing tests need hundreds of transactions spread over days; creating them through
 payments would take minutes. Rows made here carry no ledger postings and leave the
-balances alone, so the ledger invariants still hold.
+balances alone, and outgoing ones are counted in the limits' usage as a payment would be,
+so the ledger invariants still hold.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from pixgate.db import limit_usage
+from pixgate.db.pool import Connection
+from pixgate.domain.limits import usage_bucket
 from pixgate.runtime import Runtime
 
 COUNTERPART = {
@@ -41,6 +45,7 @@ async def insert_transactions(
             r["id"]
             for r in await conn.fetch(
                 """
+                WITH made AS (
                 INSERT INTO transactions (account_id, operation, kind, status, external_id,
                                           amount, fee, end_to_end_id, pix_key, counterpart,
                                           created_at, processed_at)
@@ -51,10 +56,27 @@ async def insert_transactions(
                        $9, $10::jsonb, $7::timestamptz - g * $8::interval,
                        $7::timestamptz - g * $8::interval + interval '1 second'
                 FROM generate_series(0, $11 - 1) AS g
-                RETURNING id
+                RETURNING id, account_id, operation, status, amount, created_at
+                ),
+                counted AS (
+                    INSERT INTO limit_usage AS u (account_id, bucket, used)
+                    SELECT account_id,
+                           to_timestamp(floor(extract(epoch FROM created_at) / 900) * 900),
+                           sum(amount)
+                    FROM made WHERE operation = 'WITHDRAW' AND status <> 'ERROR'
+                    GROUP BY 1, 2
+                    ON CONFLICT (account_id, bucket) DO UPDATE SET used = u.used + EXCLUDED.used
+                )
+                SELECT id FROM made ORDER BY id
                 """,
                 account_id, operation, status, f"{prefix}-{account_id}", amount, fee,
                 newest, step, pix_key, extra.get("counterpart", COUNTERPART), count,
             )
         ]
     return ids
+
+
+async def count_sent(conn: Connection, account_id: int, amount: int, at: datetime) -> None:
+    """Count a hand-made outgoing row in the limits' usage, as a payment's hold does."""
+    await limit_usage.add(conn, account_id, usage_bucket(at), amount, day_start=at,
+                          night_start=None)

@@ -73,7 +73,7 @@ async def finalize(
             counterpart = coalesce($4::jsonb, counterpart),
             error_code = $5, error_message = $6, processed_at = $7
         WHERE id = $1 AND status = 'PENDING'
-        RETURNING id, account_id, amount, fee, status
+        RETURNING id, account_id, amount, fee, status, created_at
         """,
         transaction_id, status, end_to_end_id, counterpart, error_code, error_message,
         processed_at,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 NIGHT_STARTS = time(20, 0)
@@ -24,3 +24,16 @@ def night_start(now: datetime, tz: str) -> datetime | None:
         previous = local - timedelta(days=1)
         return previous.replace(hour=20, minute=0, second=0, microsecond=0)
     return None
+
+
+USAGE_BUCKET_SECONDS = 900
+
+
+def usage_bucket(at: datetime) -> datetime:
+    """The quarter-hour (UTC epoch-aligned) whose usage counts a payment created `at`.
+
+    Every time zone's offset is a multiple of 15 minutes, so local midnight and 20:00 fall
+    on bucket boundaries and a window's buckets hold exactly the window's payments.
+    """
+    seconds = int(at.timestamp()) // USAGE_BUCKET_SECONDS * USAGE_BUCKET_SECONDS
+    return datetime.fromtimestamp(seconds, tz=at.tzinfo or UTC)

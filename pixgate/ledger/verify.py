@@ -1,4 +1,8 @@
-"""Ledger invariants, checked by `pixgate ledger verify` and after tests."""
+"""Ledger invariants, checked by `pixgate ledger verify` and after tests.
+
+Every cached figure must equal what it caches: balances their journal, and the limits'
+outgoing volume the amounts of the outgoing payments not in ERROR.
+"""
 
 from __future__ import annotations
 
@@ -28,5 +32,24 @@ async def problems(conn: Connection) -> list[str]:
         found.append(
             f"account {row['id']}: available {row['available']} (journal {row['j_available']}), "
             f"blocked {row['blocked']} (journal {row['j_blocked']})"
+        )
+    for row in await conn.fetch(
+        """
+        WITH sent AS (
+            SELECT account_id,
+                   to_timestamp(floor(extract(epoch FROM created_at) / 900) * 900) AS bucket,
+                   sum(amount) AS used
+            FROM transactions
+            WHERE operation = 'WITHDRAW' AND status <> 'ERROR'
+            GROUP BY 1, 2
+        )
+        SELECT account_id, bucket, coalesce(s.used, 0) AS sent, coalesce(u.used, 0) AS counted
+        FROM sent s FULL JOIN limit_usage u USING (account_id, bucket)
+        WHERE coalesce(s.used, 0) <> coalesce(u.used, 0)
+        """
+    ):
+        found.append(
+            f"account {row['account_id']}: limit usage at {row['bucket']} counts "
+            f"{row['counted']}, payments sent {row['sent']}"
         )
     return found

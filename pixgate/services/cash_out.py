@@ -164,7 +164,7 @@ async def hold_pending(
         held = await journal.try_hold(
             conn, account_id, payout.amount + fee, transaction_id=row["id"]
         )
-        await limits.check(conn, rt.settings, account, payout.amount, now, inserted=row["id"])
+        await limits.check(conn, rt.settings, account, payout.amount, now)
         if not held:
             raise InsufficientBalance("available balance is less than amount + fee")
     return CashOut(

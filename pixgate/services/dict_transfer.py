@@ -40,7 +40,7 @@ from pixgate.domain.pix_keys import dict_key_type, normalize_key
 from pixgate.ledger import journal
 from pixgate.provider.base import KeyHolder, PaymentOrder
 from pixgate.runtime import Runtime
-from pixgate.services import events, fees
+from pixgate.services import events, fees, limits
 
 log = structlog.get_logger(__name__)
 
@@ -167,6 +167,7 @@ async def _hold_and_queue(
         raise DictTransferInsufficientBalance(
             "available balance is less than amount + fee"
         ) from exc
+    await limits.count(conn, rt.settings, account_id, row["amount"], now)
     delay = timedelta(milliseconds=rt.settings.settlement_delay_ms)
     await jobs.enqueue(conn, SETTLE_JOB, run_at=now + delay, transaction_id=row["id"])
 

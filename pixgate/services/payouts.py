@@ -17,7 +17,7 @@ from pixgate.db import payments
 from pixgate.ledger import journal
 from pixgate.provider.base import KeyHolder, PaymentOrder, PaymentResult
 from pixgate.runtime import Runtime
-from pixgate.services import dict_transfer, events
+from pixgate.services import dict_transfer, events, limits
 
 
 async def settle(rt: Runtime, transaction_id: int) -> None:
@@ -42,7 +42,8 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
         await events.record(
             conn, account_id=final["account_id"], type="cash_out", transaction_id=transaction_id
         )
-        # the balance move locks the account row (which cash-outs wait on): last before COMMIT
+        # the balance move locks the account row (which cash-outs wait on): last before COMMIT,
+        # but for the limit give-back, which locks usage only after the account (limits.py)
         if final["status"] == "CONFIRMED":
             await journal.post_hold(
                 conn, final["account_id"], final["amount"], final["fee"],
@@ -52,6 +53,9 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
             await journal.void_hold(
                 conn, final["account_id"], final["amount"] + final["fee"],
                 transaction_id=transaction_id,
+            )
+            await limits.give_back(
+                conn, final["account_id"], final["amount"], final["created_at"]
             )
 
 

@@ -34,7 +34,7 @@ from pixgate.domain.money import SplitType, allocate_splits
 from pixgate.domain.pix_keys import normalize_key
 from pixgate.ledger import journal
 from pixgate.runtime import Runtime
-from pixgate.services import events
+from pixgate.services import events, limits
 from pixgate.services.cash_out import SETTLE_JOB
 from pixgate.settings import Settings
 
@@ -150,5 +150,6 @@ async def _pay_out(
             conn, account_id=account_id, type="cash_out", transaction_id=payout["id"]
         )
         return
+    await limits.count(conn, settings, account_id, amount, now)
     delay = timedelta(milliseconds=settings.settlement_delay_ms)
     await jobs.enqueue(conn, SETTLE_JOB, run_at=now + delay, transaction_id=payout["id"])

@@ -133,3 +133,16 @@ def test_ledger_verify(rt: Runtime, env: dict[str, str]) -> None:
     assert code == 1
     assert "journal" in out
     sql(env, "UPDATE accounts SET available = available - 1")
+
+
+def test_ledger_verify_catches_limit_usage_that_differs_from_payments(
+    rt: Runtime, env: dict[str, str]
+) -> None:
+    _invoke(env, "accounts", "create", "--name", "Loja", "--balance", "5.00")
+    account_id = sql(env, "SELECT id FROM accounts")
+    sql(env, "INSERT INTO limit_usage (account_id, bucket, used) VALUES ($1, now(), 700)",
+        account_id)
+    code, out = _invoke(env, "ledger", "verify")
+    assert code == 1
+    assert "limit usage" in out and "counts 700, payments sent 0" in out
+    sql(env, "DELETE FROM limit_usage")

@@ -9,6 +9,7 @@ import pytest
 
 from pixgate.db.pool import Connection
 from pixgate.runtime import Runtime
+from tests.builders import count_sent
 from tests.webhooks.receiver import Receiver
 
 
@@ -62,10 +63,15 @@ async def insert_transaction(
     }
     names = ", ".join(values)
     marks = ", ".join(f"${i + 1}" for i in range(len(values)))
-    transaction_id: int = await conn.fetchval(
-        f"INSERT INTO transactions ({names}, processed_at) VALUES ({marks}, now()) RETURNING id",
+    row = await conn.fetchrow(
+        f"INSERT INTO transactions ({names}, processed_at) VALUES ({marks}, now()) "
+        "RETURNING id, created_at",
         *values.values(),
     )
+    assert row is not None
+    if operation == "WITHDRAW" and status != "ERROR":
+        await count_sent(conn, account_id, amount, row["created_at"])
+    transaction_id: int = row["id"]
     return transaction_id
 
 
