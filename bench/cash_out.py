@@ -7,8 +7,10 @@
 2. POST /api/pix/cash-out at 64 connections (wrk, unique externalIds) against
    `pixgate serve` on a fresh server database, with 1 and with 2 API processes
    (`--workers 2`), and against the embedded default (no PIXGATE_DATABASE_URL,
-   PIXGATE_DATA_DIR in a temp dir). Each configuration gets a fresh database, an account
-   with a big balance and raised limits, a warm-up, then the measurement.
+   PIXGATE_DATA_DIR in a temp dir). Each configuration gets a fresh database, `--accounts`
+   accounts (10, like TPC-B's 10 branches; requests use their tokens in turn) with a big
+   balance and raised limits, a warm-up, then the measurement. One more run puts the whole
+   load on a single account: every cash-out then queues on that account's row.
 3. After each run, once every job has finished: no payouts.settle job exists twice or ran
    twice for one transaction, no transaction has two final-state events, every created
    transaction is final, and `pixgate ledger verify` passes.
@@ -89,12 +91,15 @@ def wait_for_jobs(url: str, timeout: float = 180.0) -> None:
     print(f"warning: jobs still pending after {timeout:.0f} s")
 
 
-def measure(args: argparse.Namespace, deployment: Deployment, label: str, workers: int) -> Run:
+def measure(
+    args: argparse.Namespace, deployment: Deployment, label: str, workers: int, accounts: int
+) -> Run:
     try:
         deployment.upgrade()
-        account = deployment.account()
+        created = [deployment.account() for _ in range(accounts)]
         with running(deployment, workers=workers) as gateway:
-            env = {"BENCH_TOKEN": token(gateway.base, account), "BENCH_MODE": "cash-out"}
+            tokens = ",".join(token(gateway.base, account) for account in created)
+            env = {"BENCH_TOKEN": tokens, "BENCH_MODE": "cash-out"}
             url = gateway.base + "/api/pix/cash-out"
             wrk(
                 url,
@@ -131,6 +136,11 @@ def main() -> int:
     parser = arguments(__doc__ or "", duration=20)
     parser.add_argument("--skip-embedded", action="store_true", help="server configurations only")
     parser.add_argument("--max-workers", type=int, default=2, help="API processes, 1..N")
+    parser.add_argument(
+        "--accounts", type=int, default=10,
+        help="paying accounts the load is spread over (pgbench's TPC-B has 10 branch rows at "
+        "scale 10); one more run on a single account shows the hot-row worst case",
+    )
     args = parser.parse_args()
     print(machine_summary(args.server))
 
@@ -140,18 +150,28 @@ def main() -> int:
         f"{pgbench:,.0f} TPS"
     )
 
+    n = args.accounts
     runs: list[Run] = []
     for workers in range(1, args.max_workers + 1):
         runs.append(
             measure(
                 args,
                 Deployment.on_server(args.server),
-                f"server, {workers} API process(es)",
+                f"server, {workers} API process(es), {n} accounts",
                 workers,
+                n,
             )
         )
     if not args.skip_embedded:
-        runs.append(measure(args, Deployment.embedded(), "embedded, 1 API process", 1))
+        runs.append(
+            measure(args, Deployment.embedded(), f"embedded, 1 API process, {n} accounts", 1, n)
+        )
+    if n > 1:
+        runs.append(
+            measure(
+                args, Deployment.on_server(args.server), "server, 1 API process, 1 account", 1, 1
+            )
+        )
 
     print(
         f"\nPOST /api/pix/cash-out, {args.connections} connections, {args.duration:g} s "
@@ -213,7 +233,8 @@ def main() -> int:
     )
     print(f"target: p99 <= {TAIL_TARGET:g} x p50: {tail:.2f} -> {verdict(tail <= TAIL_TARGET)}")
     if not args.skip_embedded:
-        embedded = runs[-1].result.rps / server.result.rps
+        embedded_run = next(r for r in runs if r.label.startswith("embedded"))
+        embedded = embedded_run.result.rps / server.result.rps
         print(
             f"target: embedded >= {EMBEDDED_TARGET} x server: {embedded:.2f} -> "
             f"{verdict(embedded >= EMBEDDED_TARGET)}"

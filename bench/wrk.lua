@@ -1,7 +1,8 @@
 -- wrk script of every pixgate bench: authenticated requests, a JSON summary on the last line.
 --
 -- Environment:
---   BENCH_TOKEN         bearer token (none: unauthenticated, e.g. /healthz)
+--   BENCH_TOKEN         bearer token, or several separated by commas, used in turn (one per
+--                       account: load spread over accounts); none: unauthenticated
 --   BENCH_MODE          "get" (default) or "cash-out" (POST /api/pix/cash-out, unique externalIds)
 --   BENCH_RUN           prefix of externalIds, unique per wrk run (cash-out)
 --   BENCH_MAX_REQUESTS  stop each thread after this many responses (memory bench)
@@ -10,7 +11,10 @@
 -- wrk gives every thread its own Lua state: setup() hands each one an id, so
 -- "<run>-<thread>-<counter>" never repeats across threads or runs.
 
-local token = os.getenv("BENCH_TOKEN")
+local tokens = {}
+for t in string.gmatch(os.getenv("BENCH_TOKEN") or "", "[^,]+") do
+   table.insert(tokens, t)
+end
 local mode = os.getenv("BENCH_MODE") or "get"
 local run = os.getenv("BENCH_RUN") or tostring(os.time())
 local max_requests = tonumber(os.getenv("BENCH_MAX_REQUESTS") or "")
@@ -34,8 +38,8 @@ local document = os.getenv("BENCH_DOCUMENT") or "52998224725"
 local pix_key = os.getenv("BENCH_PIX_KEY") or "123e4567-e89b-42d3-a456-426614174000"
 
 function init(args)
-   if token then
-      headers["Authorization"] = "Bearer " .. token
+   if #tokens > 0 then
+      headers["Authorization"] = "Bearer " .. tokens[1]
    end
    if mode == "cash-out" then
       headers["Content-Type"] = "application/json"
@@ -45,6 +49,9 @@ end
 function request()
    if mode == "cash-out" then
       counter = counter + 1
+      if #tokens > 1 then
+         headers["Authorization"] = "Bearer " .. tokens[counter % #tokens + 1]
+      end
       local body = string.format(cash_out_body, run, id, counter, pix_key, document)
       return wrk.format("POST", "/api/pix/cash-out", headers, body)
    end

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Hashable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import asyncpg
 import orjson
+
+from pixgate.db.row_queue import RowQueues
 
 if TYPE_CHECKING:
     from asyncpg.pool import PoolConnectionProxy
@@ -48,6 +50,8 @@ class Database:
 
     def __init__(self, pool: Pool) -> None:
         self.pool = pool
+        self._queues = RowQueues()
+        self._queued: dict[int, Hashable] = {}
 
     @classmethod
     async def connect(cls, dsn: str, *, min_size: int = 2, max_size: int = 20) -> Database:
@@ -65,8 +69,22 @@ class Database:
     @asynccontextmanager
     async def begin(self) -> AsyncIterator[Connection]:
         """A connection inside a transaction: committed on exit, rolled back on error."""
-        async with self.pool.acquire() as conn, conn.transaction():
-            yield conn
+        async with self.pool.acquire() as conn:
+            try:
+                async with conn.transaction():
+                    yield conn
+            finally:
+                key = self._queued.pop(id(conn), None)
+                if key is not None:
+                    self._queues.leave(key)
+
+    async def queue_for(self, conn: Connection, key: Hashable) -> None:
+        """Wait for this process's earlier transactions on the hot row `key` to end (see
+        `row_queue`); the place is kept until this transaction commits or rolls back."""
+        if id(conn) in self._queued:
+            raise RuntimeError("a transaction queues for one hot row at most")
+        await self._queues.enter(key)
+        self._queued[id(conn)] = key
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[Connection]:

@@ -132,8 +132,10 @@ async def hold_pending(
 
     The hold is the first statement that locks the account row, and only the limit check
     and COMMIT follow it: concurrent cash-outs of one account wait for each other for as
-    short a time as the checks allow (their throughput is 1 / that time). A reused
-    externalId is caught by the insert's unique constraint; a failed check rolls all back.
+    short a time as the checks allow (their throughput is 1 / that time), and they queue for
+    it in this process first (`db.row_queue`) rather than in PostgreSQL's lock manager. A
+    reused externalId is caught by the insert's unique constraint; a failed check rolls all
+    back.
     """
     now = rt.clock.now()
     delay = scenarios.settlement_delay_ms(scenario, rt.settings.settlement_delay_ms)
@@ -161,6 +163,7 @@ async def hold_pending(
         await jobs.enqueue(
             conn, SETTLE_JOB, run_at=now + timedelta(milliseconds=delay), transaction_id=row["id"]
         )
+        await rt.db.queue_for(conn, ("account", account_id))
         held = await journal.try_hold(
             conn, account_id, payout.amount + fee, transaction_id=row["id"]
         )

@@ -44,6 +44,7 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
         )
         # the balance move locks the account row (which cash-outs wait on): last before COMMIT,
         # but for the limit give-back, which locks usage only after the account (limits.py)
+        await rt.db.queue_for(conn, ("account", final["account_id"]))
         if final["status"] == "CONFIRMED":
             await journal.post_hold(
                 conn, final["account_id"], final["amount"], final["fee"],

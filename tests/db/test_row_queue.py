@@ -1,0 +1,74 @@
+"""The per-process queue in front of a hot row: one transaction at a time, kept to COMMIT."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from pixgate.db.row_queue import RowQueues
+from pixgate.runtime import Runtime
+from tests.helpers import make_account
+
+
+async def test_one_at_a_time_in_arrival_order_and_forgotten_when_idle() -> None:
+    queues = RowQueues()
+    order: list[int] = []
+
+    async def use(n: int) -> None:
+        await queues.enter("a")
+        order.append(n)
+        await asyncio.sleep(0)
+        order.append(n)
+        queues.leave("a")
+
+    await asyncio.gather(*(use(n) for n in range(5)))
+    assert order == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert queues._locks == {} and queues._users == {}
+
+
+async def test_a_cancelled_waiter_leaves_no_trace() -> None:
+    queues = RowQueues()
+    await queues.enter("a")
+    waiter = asyncio.create_task(queues.enter("a"))
+    await asyncio.sleep(0)
+    waiter.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    queues.leave("a")
+    assert queues._locks == {} and queues._users == {}
+
+
+async def test_the_place_is_kept_until_the_transaction_ends(rt: Runtime) -> None:
+    """The second transaction enters only once the first one's write is committed."""
+    account = await make_account(rt)
+    first_queued = asyncio.Event()
+    seen: list[str] = []
+
+    async def first() -> None:
+        async with rt.db.begin() as conn:
+            await rt.db.queue_for(conn, ("account", account.account_id))
+            first_queued.set()
+            await conn.execute("UPDATE accounts SET name = 'renamed' WHERE id = $1",
+                               account.account_id)
+            await asyncio.sleep(0.05)
+
+    async def second() -> None:
+        await first_queued.wait()
+        async with rt.db.begin() as conn:
+            await rt.db.queue_for(conn, ("account", account.account_id))
+            async with rt.db.connection() as other:
+                seen.append(await other.fetchval("SELECT name FROM accounts WHERE id = $1",
+                                                 account.account_id))
+
+    await asyncio.gather(first(), second())
+    assert seen == ["renamed"]
+
+
+async def test_a_rolled_back_transaction_gives_its_place_up(rt: Runtime) -> None:
+    with pytest.raises(ValueError):
+        async with rt.db.begin() as conn:
+            await rt.db.queue_for(conn, ("account", 1))
+            raise ValueError("refused")
+    async with rt.db.begin() as conn:
+        await asyncio.wait_for(rt.db.queue_for(conn, ("account", 1)), timeout=1)
