@@ -7,6 +7,7 @@ from typing import Any
 
 import asyncpg
 
+from pixgate.db.notify import notify_after_commit
 from pixgate.db.pool import Connection
 
 CHANNEL = "pixgate_jobs"
@@ -20,22 +21,19 @@ async def enqueue(
     max_attempts: int = 25,
     **args: Any,
 ) -> int:
-    """Insert a job in the caller's transaction; NOTIFY wakes workers when it commits."""
+    """Insert a job in the caller's transaction; the workers are woken when it commits."""
     job_id: int = await conn.fetchval(
         """
-        WITH job AS (
-            INSERT INTO jobs (kind, args, run_at, max_attempts)
-            VALUES ($1, $2, coalesce($3, now()), $4)
-            RETURNING id
-        )
-        SELECT id FROM job, pg_notify($5, $1)
+        INSERT INTO jobs (kind, args, run_at, max_attempts)
+        VALUES ($1, $2, coalesce($3, now()), $4)
+        RETURNING id
         """,
         kind,
         args,
         run_at,
         max_attempts,
-        CHANNEL,
     )
+    notify_after_commit(conn, CHANNEL)
     return job_id
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import asyncpg
 import orjson
 
+from pixgate.db.notify import Notifier, take_requests
 from pixgate.db.row_queue import RowQueues
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ class Database:
     def __init__(self, pool: Pool) -> None:
         self.pool = pool
         self._queues = RowQueues()
+        self.notifier = Notifier(pool)
         self._queued: dict[int, Hashable] = {}
 
     @classmethod
@@ -73,10 +75,14 @@ class Database:
             try:
                 async with conn.transaction():
                     yield conn
+            except BaseException:
+                take_requests(conn)
+                raise
             finally:
                 key = self._queued.pop(id(conn), None)
                 if key is not None:
                     self._queues.leave(key)
+            self._wake(conn)
 
     async def queue_for(self, conn: Connection, key: Hashable) -> None:
         """Wait for this process's earlier transactions on the hot row `key` to end (see
@@ -88,12 +94,21 @@ class Database:
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[Connection]:
-        """A connection for reads that need no transaction."""
+        """A connection for reads, or for single statements that commit on their own."""
         async with self.pool.acquire() as conn:
-            yield conn
+            try:
+                yield conn
+            finally:
+                self._wake(conn)
+
+    def _wake(self, conn: Connection) -> None:
+        channels = take_requests(conn)
+        if channels:
+            self.notifier.notify(channels)
 
     async def fetchrow(self, query: str, *args: Any) -> asyncpg.Record | None:
         return await self.pool.fetchrow(query, *args)
 
     async def close(self) -> None:
+        await self.notifier.close()
         await self.pool.close()

@@ -11,6 +11,7 @@ from typing import Any
 import asyncpg
 
 from pixgate.db.jobs import CHANNEL
+from pixgate.db.notify import notify_after_commit
 from pixgate.db.pool import Connection
 
 DELIVER_JOB = "webhook.deliver"
@@ -164,9 +165,9 @@ async def record_event(
     extra: dict[str, Any],
 ) -> int:
     """One statement: the event (transaction and parent rows frozen in `data`), one delivery
-    per active endpoint of that type, one `webhook.deliver` job per delivery, and a NOTIFY
-    that wakes the workers when (and only if) the caller's transaction commits."""
-    event_id: int = await conn.fetchval(
+    per active endpoint of that type, one `webhook.deliver` job per delivery; the workers
+    are woken when the caller's transaction commits, if there is a delivery."""
+    row = await conn.fetchrow(
         f"""
         WITH ev AS (
             INSERT INTO events (account_id, type, transaction_id, data)
@@ -189,14 +190,14 @@ async def record_event(
             SELECT $5, jsonb_build_object('delivery_id', delivery.id), $6 FROM delivery
             RETURNING id
         )
-        SELECT ev.id FROM ev
-        LEFT JOIN LATERAL (
-            SELECT pg_notify($7, $5) FROM (SELECT 1 FROM job LIMIT 1) AS any_job
-        ) AS woken ON true
+        SELECT ev.id, (SELECT count(*) FROM job) AS jobs FROM ev
         """,  # noqa: S608 - the format arguments are constants of this module
         account_id, event_type, transaction_id, extra, DELIVER_JOB, DELIVER_JOB_MAX_RUNS,
-        CHANNEL,
     )
+    assert row is not None
+    if row["jobs"]:
+        notify_after_commit(conn, CHANNEL)
+    event_id: int = row["id"]
     return event_id
 
 

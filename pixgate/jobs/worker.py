@@ -127,6 +127,7 @@ class Worker:
         inflight: set[asyncio.Task[None]] = set()
         try:
             await listener.add_listener(job_rows.CHANNEL, self._on_notify)
+            self.rt.db.notifier.listen_locally(job_rows.CHANNEL, self._on_notify)
             log.info("worker.started", worker=self.name)
             while not self._stopping.is_set():
                 self._wake.clear()
@@ -136,6 +137,7 @@ class Worker:
                 await self._sleep_until_work()
             await asyncio.gather(*inflight, return_exceptions=True)
         finally:
+            self.rt.db.notifier.unlisten_locally(job_rows.CHANNEL, self._on_notify)
             with contextlib.suppress(Exception):
                 await listener.remove_listener(job_rows.CHANNEL, self._on_notify)
             await self.rt.db.pool.release(listener)
