@@ -1,4 +1,5 @@
-"""The job worker: wakes on NOTIFY, claims due jobs with SKIP LOCKED, runs them concurrently.
+"""The job worker: woken after commits (db.notify), claims due jobs with SKIP LOCKED, runs
+them concurrently.
 
 A job that raises is retried with exponential backoff and jitter; a job whose worker
 died is retaken when its lease expires. Handlers must be idempotent (they re-check
