@@ -23,10 +23,11 @@ from uuid import UUID
 import asyncpg
 
 from pixgate.db import charges as charge_rows
+from pixgate.db.accounts import get as get_account
 from pixgate.db.pool import Connection
 from pixgate.domain import brcode
 from pixgate.domain.documents import document_kind, is_valid_document, only_document_chars
-from pixgate.domain.errors import ChargeNotFound, ChargeNotPayable, ValidationFailed
+from pixgate.domain.errors import ChargeNotFound, ChargeNotPayable, NotFound, ValidationFailed
 from pixgate.domain.ids import new_end_to_end_id
 from pixgate.domain.money import InvalidAmount, to_cents
 from pixgate.ledger import journal
@@ -105,13 +106,13 @@ async def pay(
     The receiving account is locked before the charge (see `charges.lock_accounts`);
     ChargeNotPayable if the charge is no longer open.
     """
-    await charge_rows.lock_accounts(conn, [charge["account_id"]])
+    locked = await charge_rows.lock_accounts(conn, [charge["account_id"]])
     paid = await charge_rows.mark_paid(conn, charge["id"], paid_at=paid_at, now=now)
     if paid is None:
         raise await _not_payable(conn, charge["id"], now)
     charge = paid
     amount: int = charge["amount"]
-    fee = await _fee(settings, conn, charge["account_id"], amount)
+    fee = _fee(settings, locked[charge["account_id"]]["fees"], amount)
     payment = await charge_rows.confirm_payment(
         conn, charge["transaction_id"], amount=amount, fee=fee, end_to_end_id=end_to_end_id,
         counterpart=payer, processed_at=paid_at,
@@ -132,7 +133,10 @@ async def receive(
     at: datetime,
 ) -> Received:
     """A PIX received without a charge, credited in the caller's transaction."""
-    fee = await _fee(settings, conn, account_id, amount)
+    account = await get_account(conn, account_id)
+    if account is None:
+        raise NotFound("account not found")
+    fee = _fee(settings, account["fees"], amount)
     payment = await charge_rows.insert_received(
         conn, account_id=account_id, kind="incoming", amount=amount, fee=fee,
         end_to_end_id=end_to_end_id, counterpart=payer, at=at,
@@ -141,9 +145,9 @@ async def receive(
     return _received(payment)
 
 
-async def _fee(settings: Settings, conn: Connection, account_id: int, amount: int) -> int:
+def _fee(settings: Settings, account_fees: dict[str, Any], amount: int) -> int:
     """The `cash_in` fee, never more than what was received."""
-    return min(await fees.for_operation(settings, conn, account_id, FEE_KEY, amount), amount)
+    return min(fees.of(settings, account_fees, FEE_KEY, amount), amount)
 
 
 async def _credit(

@@ -7,13 +7,16 @@ sandbox mode.
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from fastapi import APIRouter, Depends
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
 from pixgate.api.schemas.errors import SimpleError
+from pixgate.api.schemas.sandbox_pix import (
+    Received,
+    SandboxIncomingRequest,
+    SandboxPayer,
+    SandboxPayRequest,
+)
 from pixgate.services import charges
 
 router = APIRouter(
@@ -24,34 +27,6 @@ router = APIRouter(
         401: {"model": SimpleError},
     },
 )
-
-
-class SandboxPayer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(min_length=1, max_length=140)
-    document: str = Field(min_length=11, max_length=18, description="CPF or CNPJ")
-
-
-class SandboxPayRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    pixCode: str = Field(min_length=1, max_length=512)
-    payer: SandboxPayer
-    paidAt: AwareDatetime | None = Field(default=None, description="may lie in the past")
-
-
-class SandboxIncomingRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    value: Decimal = Field(description="BRL, at least 0.01, at most 2 decimals")
-    payer: SandboxPayer
-    paidAt: AwareDatetime | None = Field(default=None, description="may lie in the past")
-
-
-class Received(BaseModel):
-    transactionId: str
-    endToEndId: str
 
 
 def _received(received: charges.Received) -> dict[str, str]:
