@@ -15,22 +15,23 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 from uuid import UUID
 
 from pixgate.db import accounts as account_rows
 from pixgate.db import charges as charge_rows
-from pixgate.db import jobs, payments
+from pixgate.db import jobs
 from pixgate.db.charges import SplitRow
-from pixgate.db.pool import Connection
 from pixgate.domain import brcode
 from pixgate.domain.documents import is_valid_document, only_document_chars
-from pixgate.domain.errors import DuplicateExternalId, NotFound, ValidationFailed
+from pixgate.domain.errors import NotFound, ValidationFailed
 from pixgate.domain.ids import new_txid
 from pixgate.domain.money import InvalidAmount, SplitType, format_amount, to_cents
 from pixgate.domain.pix_keys import SplitKeyType, is_valid_split_key
 from pixgate.provider.base import ChargeRegistration
 from pixgate.runtime import Runtime
 from pixgate.services import fees
+from pixgate.services.cash_out import refuse_duplicate
 from pixgate.services.charges import FEE_KEY
 from pixgate.services.expiry import EXPIRE_JOB
 from pixgate.services.locations import location_url, new_location_token
@@ -151,7 +152,7 @@ async def create(
         if account is None:
             raise NotFound("account not found")
         if order.splits:
-            await _splits_fit_net(rt, conn, account_id, amount, order.splits)
+            _splits_fit_net(rt, account["fees"], amount, order.splits)
         pix_code = brcode.encode(
             brcode.dynamic(
                 location_url(rt.settings, token).split("://", 1)[-1],
@@ -176,12 +177,8 @@ async def create(
             created_at=now,
         )
         if row is None:
-            existing = await payments.by_external_id(conn, account_id, order.external_id)
-            raise DuplicateExternalId(
-                f"externalId {order.external_id} was already used",
-                details={"externalId": order.external_id,
-                         "existingTransactionId": str(existing)},
-            )
+            await refuse_duplicate(conn, account_id, order.external_id)
+            raise AssertionError("unreachable: a conflicting externalId must be visible")
         await charge_rows.insert_splits(conn, row["id"], split_rows)
         await jobs.enqueue(conn, EXPIRE_JOB, run_at=expires_at, charge_id=row["id"])
     return CashIn(
@@ -197,11 +194,11 @@ async def create(
     )
 
 
-async def _splits_fit_net(
-    rt: Runtime, conn: Connection, account_id: int, amount: int, splits: list[SplitOrder]
+def _splits_fit_net(
+    rt: Runtime, account_fees: dict[str, Any], amount: int, splits: list[SplitOrder]
 ) -> None:
     """The splits are paid out of what the account receives: amount minus the cash-in fee."""
-    fee = await fees.for_operation(rt.settings, conn, account_id, FEE_KEY, amount)
+    fee = fees.of(rt.settings, account_fees, FEE_KEY, amount)
     if fee and splits_total(amount, splits) > amount - fee:
         raise ValidationFailed(
             [f"splits: the splits add up to more than transaction.value net of the cash-in "
