@@ -99,9 +99,10 @@ async def run(url: str) -> list[tuple[str, list[str]]]:
                 print("note: POST /api/pix/cash-out is not served yet; skipped")
             found = []
             for label, operation in operations:
-                await operation()  # prepares statements on this connection
-                if label.startswith("POST /api/pix/cash-out"):
-                    await worker.drain(rt)
+                if operation is not jobs:  # jobs: those of the cash-out measured just before
+                    await operation()  # prepares statements on this connection
+                if operation is cash_out:
+                    await worker.drain(rt)  # prepares the jobs' statements
                 seen.clear()
                 await operation()
                 found.append((label, list(seen)))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from pixgate.clock import Clock
 from pixgate.db import embedded, server_keys
+from pixgate.db.accounts import TermsCache
 from pixgate.db.pool import Database
 from pixgate.domain.location_jws import LocationSigner
 from pixgate.domain.tokens import TokenSigner
@@ -30,6 +31,7 @@ class Runtime:
     provider: SettlingBank
     location_signer: LocationSigner
     clock: Clock = field(default_factory=Clock)
+    account_terms: TermsCache = field(default_factory=TermsCache)
 
 
 def resolve_database_url(settings: Settings) -> str:

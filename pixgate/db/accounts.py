@@ -44,3 +44,30 @@ async def balance(conn: Connection, account_id: int) -> asyncpg.Record | None:
     return await conn.fetchrow(
         "SELECT available, blocked FROM accounts WHERE id = $1", account_id
     )
+
+
+class TermsCache:
+    """Each account's fees and limits, read once per process.
+
+    The hot path prices a payout from this copy and `payments.hold_payout` compares it with
+    the locked row, so a copy made stale by `pixgate accounts update` costs one retry, never
+    a wrong fee or limit. One small record per account that paid out from this process.
+    """
+
+    def __init__(self) -> None:
+        self._rows: dict[int, asyncpg.Record] = {}
+
+    async def get(self, conn: Connection, account_id: int) -> asyncpg.Record | None:
+        row = self._rows.get(account_id)
+        if row is None:
+            row = await conn.fetchrow(
+                "SELECT id, fees, transaction_limit, daily_limit, night_limit "
+                "FROM accounts WHERE id = $1",
+                account_id,
+            )
+            if row is not None:
+                self._rows[account_id] = row
+        return row
+
+    def forget(self, account_id: int) -> None:
+        self._rows.pop(account_id, None)

@@ -8,7 +8,28 @@ from uuid import UUID
 
 import asyncpg
 
+from pixgate.db.jobs import CHANNEL as JOBS_CHANNEL
+from pixgate.db.notify import notify_after_commit
 from pixgate.db.pool import Connection
+from pixgate.domain.limits import Window
+
+# SQLSTATEs raised by the hold_payout() function (migration 0007), by reason.
+REFUSALS = {
+    "PXT01": "terms",
+    "PXB01": "balance",
+    "PXL00": "transaction",
+    "PXL01": "daily",
+    "PXL02": "night",
+}
+
+
+class PayoutRefused(Exception):
+    """hold_payout() wrote nothing: `reason` is a value of REFUSALS; `used` the limit's total."""
+
+    def __init__(self, reason: str, used: int | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.used = used
 
 
 async def by_external_id(conn: Connection, account_id: int, external_id: str) -> UUID | None:
@@ -78,3 +99,49 @@ async def finalize(
         transaction_id, status, end_to_end_id, counterpart, error_code, error_message,
         processed_at,
     )
+
+
+async def hold_payout(
+    conn: Connection,
+    *,
+    account_id: int,
+    kind: str,
+    external_id: str,
+    amount: int,
+    fee: int,
+    pix_key: str,
+    pix_key_type: str,
+    description: str | None,
+    details: dict[str, Any],
+    created_at: datetime,
+    job_kind: str,
+    run_at: datetime,
+    terms: asyncpg.Record,
+    limits: Window,
+) -> asyncpg.Record | None:
+    """The PENDING row, its settlement job, the hold and the limit count: ONE round trip.
+
+    Call it outside a transaction: the statement is its own, committed on return or rolled
+    back with a PayoutRefused. `terms` is the account row the fee and limits were computed
+    from; if the locked row differs, the refusal's reason is "terms". None: the externalId
+    was already used (nothing written).
+    """
+    try:
+        row = await conn.fetchrow(
+            "SELECT * FROM hold_payout($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
+            " $14, $15, $16, $17, $18, $19, $20)",
+            account_id, kind, external_id, amount, fee, pix_key, pix_key_type, description,
+            details, created_at, job_kind, run_at, terms["fees"],
+            [terms["transaction_limit"], terms["daily_limit"], terms["night_limit"]],
+            limits.per_transaction, limits.daily, limits.nightly, limits.bucket,
+            limits.day_start, limits.night_start,
+        )
+    except asyncpg.PostgresError as exc:
+        reason = REFUSALS.get(exc.sqlstate)
+        if reason is None:
+            raise
+        detail = exc.detail
+        raise PayoutRefused(reason, int(detail) if detail else None) from None
+    if row is not None:
+        notify_after_commit(conn, JOBS_CHANNEL)
+    return row

@@ -93,6 +93,19 @@ class Database:
         self._queued[id(conn)] = key
 
     @asynccontextmanager
+    async def queued(self, key: Hashable) -> AsyncIterator[Connection]:
+        """A plain connection for one statement that locks the hot row `key` and commits on
+        its own, queued for the row like `queue_for`. The connection is taken before the
+        queue, as in `begin()` + `queue_for`: a queue holder never waits for the pool, which
+        queued transactions could have emptied."""
+        async with self.connection() as conn:
+            await self._queues.enter(key)
+            try:
+                yield conn
+            finally:
+                self._queues.leave(key)
+
+    @asynccontextmanager
     async def connection(self) -> AsyncIterator[Connection]:
         """A connection for reads, or for single statements that commit on their own."""
         async with self.pool.acquire() as conn:

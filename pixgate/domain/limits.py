@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -37,3 +38,15 @@ def usage_bucket(at: datetime) -> datetime:
     """
     seconds = int(at.timestamp()) // USAGE_BUCKET_SECONDS * USAGE_BUCKET_SECONDS
     return datetime.fromtimestamp(seconds, tz=at.tzinfo or UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Where a payment made now counts, and the daily and nightly limits it must fit."""
+
+    bucket: datetime
+    day_start: datetime
+    night_start: datetime | None
+    per_transaction: int
+    daily: int
+    nightly: int

@@ -12,8 +12,7 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from pixgate.db import jobs, payments
-from pixgate.db.accounts import get as get_account
+from pixgate.db import payments
 from pixgate.db.pool import Connection
 from pixgate.domain import scenarios
 from pixgate.domain.documents import document_kind, only_document_chars
@@ -23,18 +22,21 @@ from pixgate.domain.errors import (
     InvalidAmount,
     InvalidPixKey,
     NotFound,
+    PixgateError,
     ProviderUnavailable,
     ValidationFailed,
 )
+from pixgate.domain.limits import Window
 from pixgate.domain.money import InvalidAmount as BadAmount
 from pixgate.domain.money import to_cents
 from pixgate.domain.pix_keys import KeyType, is_valid_cash_out_key, normalize_key
-from pixgate.ledger import journal
 from pixgate.runtime import Runtime
 from pixgate.services import fees, limits
 
 SETTLE_JOB = "payouts.settle"
 FEE_KEY = "cash_out"
+# A payout priced from terms that changed meanwhile is priced again, at most this often.
+TERMS_ATTEMPTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,54 +130,71 @@ async def hold_pending(
     scenario: str | None,
     duplicate: type[DuplicateExternalId] = DuplicateExternalId,
 ) -> CashOut:
-    """One transaction: the PENDING row, its settlement job, then the hold and the limits.
+    """The PENDING row, its settlement job, the hold and the limit count, in one statement.
 
-    The hold is the first statement that locks the account row, and only the limit check
-    and COMMIT follow it: concurrent cash-outs of one account wait for each other for as
-    short a time as the checks allow (their throughput is 1 / that time), and they queue for
-    it in this process first (`db.row_queue`) rather than in PostgreSQL's lock manager. A
-    reused externalId is caught by the insert's unique constraint; a failed check rolls all
-    back.
+    `payments.hold_payout` is one round trip and its own transaction (it was seven round
+    trips, and they were most of the API's CPU per cash-out). The fee and limits are priced
+    from this process's copy of the account's terms, which the statement compares with the
+    locked row: a stale copy is re-read and the payout tried again. Cash-outs of one account
+    queue for its row in this process first (`db.row_queue`), not in PostgreSQL's lock
+    manager.
     """
     now = rt.clock.now()
-    delay = scenarios.settlement_delay_ms(scenario, rt.settings.settlement_delay_ms)
-    async with rt.db.begin() as conn:
-        account = await get_account(conn, account_id)
-        if account is None:
-            raise NotFound("account not found")
-        fee = fees.of(rt.settings, account["fees"], FEE_KEY, payout.amount)
-        row = await payments.insert_pending(
-            conn,
-            account_id=account_id,
-            kind=payout.kind,
-            external_id=payout.external_id,
-            amount=payout.amount,
-            fee=fee,
-            pix_key=payout.pix_key,
-            pix_key_type=payout.pix_key_type,
-            description=payout.description,
-            details=payout.details,
-            created_at=now,
-        )
-        if row is None:
-            await refuse_duplicate(conn, account_id, payout.external_id, duplicate)
-            raise AssertionError("unreachable: a conflicting externalId must be visible")
-        await jobs.enqueue(
-            conn, SETTLE_JOB, run_at=now + timedelta(milliseconds=delay), transaction_id=row["id"]
-        )
-        await rt.db.queue_for(conn, ("account", account_id))
-        held = await journal.try_hold(
-            conn, account_id, payout.amount + fee, transaction_id=row["id"]
-        )
-        await limits.check(conn, rt.settings, account, payout.amount, now)
-        if not held:
-            raise InsufficientBalance("available balance is less than amount + fee")
-    return CashOut(
-        transaction_id=row["transaction_id"],
-        external_id=payout.external_id,
-        status="PENDING",
-        created_at=row["created_at"],
+    run_at = now + timedelta(
+        milliseconds=scenarios.settlement_delay_ms(scenario, rt.settings.settlement_delay_ms)
     )
+    for _ in range(TERMS_ATTEMPTS):
+        async with rt.db.connection() as conn:
+            terms = await rt.account_terms.get(conn, account_id)
+        if terms is None:
+            raise NotFound("account not found")
+        fee = fees.of(rt.settings, terms["fees"], FEE_KEY, payout.amount)
+        window = limits.window(rt.settings, terms, now)
+        try:
+            async with rt.db.queued(("account", account_id)) as conn:
+                row = await payments.hold_payout(
+                    conn,
+                    account_id=account_id,
+                    kind=payout.kind,
+                    external_id=payout.external_id,
+                    amount=payout.amount,
+                    fee=fee,
+                    pix_key=payout.pix_key,
+                    pix_key_type=payout.pix_key_type,
+                    description=payout.description,
+                    details=payout.details,
+                    created_at=now,
+                    job_kind=SETTLE_JOB,
+                    run_at=run_at,
+                    terms=terms,
+                    limits=window,
+                )
+                if row is None:
+                    await refuse_duplicate(conn, account_id, payout.external_id, duplicate)
+                    raise AssertionError("unreachable: a conflicting externalId must be visible")
+        except payments.PayoutRefused as refused:
+            if refused.reason == "terms":
+                rt.account_terms.forget(account_id)
+                continue
+            raise _refusal(refused, window, payout.amount) from None
+        return CashOut(
+            transaction_id=row["transaction_id"],
+            external_id=payout.external_id,
+            status="PENDING",
+            created_at=row["created_at"],
+        )
+    raise PixgateError("the account's fees or limits kept changing; retry")
+
+
+def _refusal(refused: payments.PayoutRefused, window: Window, amount: int) -> Exception:
+    if refused.reason == "balance":
+        return InsufficientBalance("available balance is less than amount + fee")
+    if refused.reason == "transaction":
+        return limits.transaction_exceeded(window, amount)
+    assert refused.used is not None
+    if refused.reason == "daily":
+        return limits.daily_exceeded(window, refused.used, amount)
+    return limits.night_exceeded(window, refused.used, amount)
 
 
 async def refuse_duplicate(

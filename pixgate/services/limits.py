@@ -26,53 +26,71 @@ from pixgate.domain.money import format_amount, to_cents
 from pixgate.settings import Settings
 
 
+def window(settings: Settings, account: asyncpg.Record, now: datetime) -> limits.Window:
+    """The account's limits, and where a payment made now counts."""
+    return limits.Window(
+        bucket=limits.usage_bucket(now),
+        day_start=limits.day_start(now, settings.timezone),
+        night_start=limits.night_start(now, settings.timezone),
+        per_transaction=_limit(account["transaction_limit"], settings.default_transaction_limit),
+        daily=_limit(account["daily_limit"], settings.default_daily_limit),
+        nightly=_limit(account["night_limit"], settings.default_night_limit),
+    )
+
+
+def transaction_exceeded(window: limits.Window, amount: int) -> TransactionLimitExceeded:
+    return TransactionLimitExceeded(
+        f"amount {format_amount(amount)} is above the per-transaction limit "
+        f"{format_amount(window.per_transaction)}"
+    )
+
+
+def daily_exceeded(window: limits.Window, today: int, amount: int) -> DailyLimitExceeded:
+    """`today`: the day's total with this payment counted."""
+    return DailyLimitExceeded(
+        f"{format_amount(today - amount)} already sent today; the daily limit is "
+        f"{format_amount(window.daily)}"
+    )
+
+
+def night_exceeded(window: limits.Window, tonight: int, amount: int) -> NightLimitExceeded:
+    return NightLimitExceeded(
+        f"{format_amount(tonight - amount)} already sent tonight; the "
+        f"20:00-06:00 limit is {format_amount(window.nightly)}"
+    )
+
+
 async def check(
     conn: Connection, settings: Settings, account: asyncpg.Record, amount: int, now: datetime
 ) -> None:
     """Count `amount` as sent now, or raise the first limit it exceeds."""
-    per_transaction = _limit(account["transaction_limit"], settings.default_transaction_limit)
-    if amount > per_transaction:
-        raise TransactionLimitExceeded(
-            f"amount {format_amount(amount)} is above the per-transaction limit "
-            f"{format_amount(per_transaction)}"
-        )
-    night = limits.night_start(now, settings.timezone)
-    used = await _count(conn, settings, account["id"], amount, now)
-    daily = _limit(account["daily_limit"], settings.default_daily_limit)
-    if used["today"] > daily:
-        raise DailyLimitExceeded(
-            f"{format_amount(used['today'] - amount)} already sent today; the daily limit is "
-            f"{format_amount(daily)}"
-        )
-    if night is not None:
-        nightly = _limit(account["night_limit"], settings.default_night_limit)
-        if used["tonight"] > nightly:
-            raise NightLimitExceeded(
-                f"{format_amount(used['tonight'] - amount)} already sent tonight; the "
-                f"20:00-06:00 limit is {format_amount(nightly)}"
-            )
+    limit = window(settings, account, now)
+    if amount > limit.per_transaction:
+        raise transaction_exceeded(limit, amount)
+    used = await limit_usage.add(
+        conn, account["id"], limit.bucket, amount,
+        day_start=limit.day_start, night_start=limit.night_start,
+    )
+    if used["today"] > limit.daily:
+        raise daily_exceeded(limit, used["today"], amount)
+    if limit.night_start is not None and used["tonight"] > limit.nightly:
+        raise night_exceeded(limit, used["tonight"], amount)
 
 
 async def count(
     conn: Connection, settings: Settings, account_id: int, amount: int, now: datetime
 ) -> None:
     """Count a payment the limits do not gate (a charge's split payouts) in the volume."""
-    await _count(conn, settings, account_id, amount, now)
+    await limit_usage.add(
+        conn, account_id, limits.usage_bucket(now), amount,
+        day_start=limits.day_start(now, settings.timezone),
+        night_start=limits.night_start(now, settings.timezone),
+    )
 
 
 async def give_back(conn: Connection, account_id: int, amount: int, created_at: datetime) -> None:
     """A payment ended in ERROR: its amount no longer counts (call after the void's lock)."""
     await limit_usage.subtract(conn, account_id, limits.usage_bucket(created_at), amount)
-
-
-async def _count(
-    conn: Connection, settings: Settings, account_id: int, amount: int, now: datetime
-) -> asyncpg.Record:
-    return await limit_usage.add(
-        conn, account_id, limits.usage_bucket(now), amount,
-        day_start=limits.day_start(now, settings.timezone),
-        night_start=limits.night_start(now, settings.timezone),
-    )
 
 
 def _limit(configured: int | None, default: object) -> int:

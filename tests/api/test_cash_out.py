@@ -130,6 +130,41 @@ class TestCreateAndSettle:
                 row["id"]) == 3
 
 
+class TestTermsChangedMeanwhile:
+    """The API prices a cash-out from its copy of the account's fees and limits; a change made
+    since (by another process, here straight through the service) must apply at once."""
+
+    async def test_a_new_fee_applies_to_the_next_cash_out(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="100.00")
+        headers = await bearer(client, account)
+        first = await client.post(PATH, json=order(10), headers=headers)
+        await accounts.update(rt, account.account_id, {"fees": {"cash_out": {"fixed": "0.25"}}})
+        second = await client.post(PATH, json=order(10), headers=headers)
+        assert (await stored(rt, first.json()["transactionId"]))["fee"] == 0
+        assert (await stored(rt, second.json()["transactionId"]))["fee"] == 25
+        assert await balance(rt, account.account_id) == (10000 - 2025, 2025)
+        await drain(rt)
+
+    async def test_raised_and_lowered_limits_apply_at_once(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="100.00")
+        await accounts.update(rt, account.account_id, {"transaction_limit": 1000})
+        headers = await bearer(client, account)
+        refused = await client.post(PATH, json=order(20), headers=headers)
+        assert refused.json()["code"] == "PIX_TRANSACTION_LIMIT_EXCEEDED"
+        await accounts.update(rt, account.account_id, {"transaction_limit": 5000})
+        assert (await client.post(PATH, json=order(20), headers=headers)).status_code == 201
+        await accounts.update(rt, account.account_id, {"daily_limit": 3000})
+        lowered = await client.post(PATH, json=order(20), headers=headers)
+        assert lowered.json()["code"] == "PIX_DAILY_LIMIT_EXCEEDED"
+        assert await balance(rt, account.account_id) == (10000 - 2000, 2000)
+        assert await count_transactions(rt, account.account_id) == 1
+        await drain(rt)
+
+
 class TestConcurrency:
     async def test_fifty_concurrent_against_a_balance_for_twenty(
         self, rt: Runtime, client: httpx.AsyncClient
