@@ -77,17 +77,20 @@ def cash_out_body() -> dict[str, object]:
     }
 
 
-async def open_loop(base: str, bearer: str, rate: float, duration: float) -> dict[int, int]:
-    """POST at fixed times t0 + i/rate, never waiting for answers before the next."""
+async def open_loop(
+    base: str, bearers: list[str], rate: float, duration: float
+) -> dict[int, int]:
+    """POST at fixed times t0 + i/rate, never waiting for answers before the next; the
+    accounts' tokens are used in turn."""
     statuses: dict[int, int] = {}
     limits = httpx.Limits(max_connections=256, max_keepalive_connections=256)
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
-        headers = {"Authorization": f"Bearer {bearer}"}
-
-        async def one() -> None:
+        async def one(bearer: str) -> None:
             try:
                 response = await client.post(
-                    "/api/pix/cash-out", json=cash_out_body(), headers=headers
+                    "/api/pix/cash-out",
+                    json=cash_out_body(),
+                    headers={"Authorization": f"Bearer {bearer}"},
                 )
                 statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
             except httpx.HTTPError:
@@ -99,7 +102,7 @@ async def open_loop(base: str, bearer: str, rate: float, duration: float) -> dic
             delay = start + i / rate - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
-            tasks.append(asyncio.create_task(one()))
+            tasks.append(asyncio.create_task(one(bearers[i % len(bearers)])))
         await asyncio.gather(*tasks)
     return statuses
 
@@ -132,6 +135,12 @@ def wait_delivered(url: str, expected: int, timeout: float = 60.0) -> int:
 def main() -> int:
     parser = arguments(__doc__ or "", duration=20)
     parser.add_argument("--rate", type=float, default=200.0, help="cash-outs per second")
+    parser.add_argument(
+        "--accounts",
+        type=int,
+        default=10,
+        help="accounts the cash-outs are spread over (1: every settlement queues on one row)",
+    )
     args = parser.parse_args()
     print(machine_summary(args.server))
     deployment = Deployment.on_server(args.server, allow_insecure_webhooks="true")
@@ -147,24 +156,25 @@ def main() -> int:
         receiver.stdout.readline()  # "ready"
         hook = f"http://127.0.0.1:{receiver_port}/hook"
         deployment.upgrade()
-        account = deployment.account()
-        deployment.cli(
-            "webhooks",
-            "add",
-            "--account",
-            str(account["accountId"]),
-            "--event",
-            "cash_out",
-            "--url",
-            hook,
-        )
+        accounts = [deployment.account() for _ in range(args.accounts)]
+        for account in accounts:
+            deployment.cli(
+                "webhooks",
+                "add",
+                "--account",
+                str(account["accountId"]),
+                "--event",
+                "cash_out",
+                "--url",
+                hook,
+            )
         with running(deployment) as gateway:
-            bearer = token(gateway.base, account)
+            bearers = [token(gateway.base, account) for account in accounts]
             baseline = asyncio.run(direct_posts(hook, 200, args.rate))
             asyncio.run(
-                open_loop(gateway.base, bearer, args.rate, min(2.0, args.duration))
+                open_loop(gateway.base, bearers, args.rate, min(2.0, args.duration))
             )  # warm-up
-            statuses = asyncio.run(open_loop(gateway.base, bearer, args.rate, args.duration))
+            statuses = asyncio.run(open_loop(gateway.base, bearers, args.rate, args.duration))
             sent = sum(statuses.values())
             expected = asyncio.run(
                 query(deployment.database_url or "", "SELECT count(*) FROM webhook_deliveries")
@@ -191,7 +201,8 @@ def main() -> int:
         deployment.cleanup(args.server, keep=args.keep)
 
     print(
-        f"\ncash-outs at {args.rate:g}/s for {args.duration:g} s: {sent} sent, "
+        f"\ncash-outs at {args.rate:g}/s over {args.accounts} account(s) for {args.duration:g} s: "
+        f"{sent} sent, "
         f"statuses {statuses}; {delivered}/{expected} deliveries delivered, "
         f"{duplicates} duplicate arrivals"
     )

@@ -38,10 +38,3 @@ async def add(
     )
     assert row is not None
     return row
-
-
-async def subtract(conn: Connection, account_id: int, bucket: datetime, amount: int) -> None:
-    await conn.execute(
-        "UPDATE limit_usage SET used = used - $3 WHERE account_id = $1 AND bucket = $2",
-        account_id, bucket, amount,
-    )

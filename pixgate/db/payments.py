@@ -11,6 +11,7 @@ import asyncpg
 from pixgate.db.jobs import CHANNEL as JOBS_CHANNEL
 from pixgate.db.notify import notify_after_commit
 from pixgate.db.pool import Connection
+from pixgate.db.webhooks import DELIVER_JOB, DELIVER_JOB_MAX_RUNS
 from pixgate.domain.limits import Window
 
 # SQLSTATEs raised by the hold_payout() function (migration 0007), by reason.
@@ -75,7 +76,7 @@ async def get(conn: Connection, transaction_id: int) -> asyncpg.Record | None:
     return await conn.fetchrow("SELECT * FROM transactions WHERE id = $1", transaction_id)
 
 
-async def finalize(
+async def settle_payout(
     conn: Connection,
     transaction_id: int,
     *,
@@ -86,19 +87,19 @@ async def finalize(
     error_message: str | None,
     processed_at: datetime,
 ) -> asyncpg.Record | None:
-    """PENDING -> final, once: None when another run already finished it."""
-    return await conn.fetchrow(
-        """
-        UPDATE transactions
-        SET status = $2, end_to_end_id = coalesce(end_to_end_id, $3),
-            counterpart = coalesce($4::jsonb, counterpart),
-            error_code = $5, error_message = $6, processed_at = $7
-        WHERE id = $1 AND status = 'PENDING'
-        RETURNING id, account_id, amount, fee, status, created_at
-        """,
+    """PENDING -> final once, its `cash_out` event, the hold posted or voided: ONE round trip.
+
+    The `settle_payout()` function (migration 0008), called outside a transaction. None when
+    another run already finished it (nothing written)."""
+    row = await conn.fetchrow(
+        "SELECT account_id, status, jobs FROM settle_payout($1, $2, $3, $4, $5, $6, $7, $8, $9,"
+        " $10)",
         transaction_id, status, end_to_end_id, counterpart, error_code, error_message,
-        processed_at,
+        processed_at, "cash_out", DELIVER_JOB, DELIVER_JOB_MAX_RUNS,
     )
+    if row is not None and row["jobs"]:
+        notify_after_commit(conn, JOBS_CHANNEL)
+    return row
 
 
 async def hold_payout(

@@ -164,34 +164,12 @@ async def record_event(
     transaction_id: int | None,
     extra: dict[str, Any],
 ) -> int:
-    """One statement: the event (transaction and parent rows frozen in `data`), one delivery
-    per active endpoint of that type, one `webhook.deliver` job per delivery; the workers
-    are woken when the caller's transaction commits, if there is a delivery."""
+    """One statement (the `record_event()` function, migration 0008): the event (transaction
+    and parent rows frozen in `data`), one delivery per active endpoint of that type, one
+    `webhook.deliver` job per delivery; the workers are woken when the caller's transaction
+    commits, if there is a delivery."""
     row = await conn.fetchrow(
-        f"""
-        WITH ev AS (
-            INSERT INTO events (account_id, type, transaction_id, data)
-            SELECT $1, $2, $3, jsonb_build_object(
-                       'transaction', to_jsonb(t), 'parent', to_jsonb(p), 'extra', $4::jsonb)
-            FROM (SELECT 1) AS one
-            LEFT JOIN transactions t ON t.id = $3 AND t.account_id = $1
-            LEFT JOIN transactions p ON p.id = t.parent_id
-            RETURNING id, event_id, account_id, type
-        ), delivery AS (
-            INSERT INTO webhook_deliveries (event_id, account_id, endpoint_id, url, version,
-                                            message_id)
-            SELECT ev.id, ev.account_id, we.id, we.url, we.version,
-                   {_MESSAGE_ID.format(event="ev", suffix="we.id")}
-            FROM ev JOIN webhook_endpoints we
-              ON we.account_id = ev.account_id AND we.event_type = ev.type AND we.is_active
-            RETURNING id
-        ), job AS (
-            INSERT INTO jobs (kind, args, max_attempts)
-            SELECT $5, jsonb_build_object('delivery_id', delivery.id), $6 FROM delivery
-            RETURNING id
-        )
-        SELECT ev.id, (SELECT count(*) FROM job) AS jobs FROM ev
-        """,  # noqa: S608 - the format arguments are constants of this module
+        "SELECT id, jobs FROM record_event($1, $2, $3, $4, $5, $6)",
         account_id, event_type, transaction_id, extra, DELIVER_JOB, DELIVER_JOB_MAX_RUNS,
     )
     assert row is not None

@@ -4,6 +4,11 @@ A customer account has two books, `available` and `blocked`; the cached balances
 `accounts` move in the same statement sequence as the postings, inside the caller's
 transaction. System books (`settlement`: the world outside, through the settling bank;
 `fees`: our revenue; `sandbox_funding`: seeded sandbox money) have no account.
+
+The cash-out's hold and the settlement's post or void, the two busiest movements, are made
+by the `hold_payout()` and `settle_payout()` database functions (migrations 0007 and 0008),
+one round trip each, with the same postings as `try_hold` and `post_hold` here and a void
+that returns `blocked` to `available`; `ledger.verify` checks their entries like any other.
 """
 
 from __future__ import annotations
@@ -88,19 +93,6 @@ async def post_hold(
     )
 
 
-async def void_hold(conn: Connection, account_id: int, amount: int, *, transaction_id: int) -> None:
-    """A failed outgoing payment: the held funds return to available."""
-    await _out_of_blocked(
-        conn,
-        account_id,
-        amount,
-        [Posting(account_id, "blocked", -amount), Posting(account_id, "available", amount)],
-        memo="void",
-        transaction_id=transaction_id,
-        to_available=True,
-    )
-
-
 async def credit(
     conn: Connection, account_id: int, amount: int, fee: int, *, transaction_id: int
 ) -> None:
@@ -127,14 +119,11 @@ async def _out_of_blocked(
     *,
     memo: str,
     transaction_id: int,
-    to_available: bool = False,
 ) -> None:
     moved = await _move(
         conn,
-        "UPDATE accounts SET blocked = blocked - $2, "
-        "available = available + CASE WHEN $3 THEN $2 ELSE 0 END "
-        "WHERE id = $1 AND blocked >= $2",
-        (account_id, amount, to_available),
+        "UPDATE accounts SET blocked = blocked - $2 WHERE id = $1 AND blocked >= $2",
+        (account_id, amount),
         postings,
         memo=memo,
         transaction_id=transaction_id,

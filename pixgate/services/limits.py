@@ -2,10 +2,12 @@
 
 Limits count PENDING and CONFIRMED outgoing (WITHDRAW) amounts, not ERROR ones. That
 volume is kept per quarter-hour in `limit_usage`: counted when a payment's funds are held,
-given back when a hold is voided (the payment ended in ERROR). The check adds the amount and
-reads the window's total in one statement, made after the account row is locked, so two
-concurrent payments cannot both fit under a limit that only one of them fits; a refused
-payment's transaction rolls its count back with everything else.
+given back when a hold is voided (the payment ended in ERROR; the `settle_payout()` function
+of migration 0008 does it with the void). The cash-out's own check runs inside the
+`hold_payout()` function (migration 0007) from the `Window` built here. The check adds the
+amount and reads the window's total in one statement, made after the account row is
+locked, so two concurrent payments cannot both fit under a limit that only one of them
+fits; a refused payment's transaction rolls its count back with everything else.
 """
 
 from __future__ import annotations
@@ -86,11 +88,6 @@ async def count(
         day_start=limits.day_start(now, settings.timezone),
         night_start=limits.night_start(now, settings.timezone),
     )
-
-
-async def give_back(conn: Connection, account_id: int, amount: int, created_at: datetime) -> None:
-    """A payment ended in ERROR: its amount no longer counts (call after the void's lock)."""
-    await limit_usage.subtract(conn, account_id, limits.usage_bucket(created_at), amount)
 
 
 def _limit(configured: int | None, default: object) -> int:

@@ -1,9 +1,10 @@
 """Settlement of every outgoing payment (D10): the settling bank decides, the ledger follows.
 
-The bank is called outside any transaction; then, in one transaction, the PENDING row
-becomes final exactly once (a conditional UPDATE), the hold is posted (amount to the
-settling bank, fee to our revenue) or voided (everything back to available), and the
-`cash_out` event is written. A second run of the same job changes nothing.
+The bank is called outside any transaction; then, in one statement (`payments.settle_payout`,
+its own transaction), the PENDING row becomes final exactly once (a conditional UPDATE), the
+`cash_out` event is written, and the hold is posted (amount to the settling bank, fee to our
+revenue) or voided (everything back to available, the amount no longer counted by the
+limits). A second run of the same job changes nothing.
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from typing import Any
 import asyncpg
 
 from pixgate.db import payments
-from pixgate.ledger import journal
 from pixgate.provider.base import KeyHolder, PaymentOrder, PaymentResult
 from pixgate.runtime import Runtime
-from pixgate.services import dict_transfer, events, limits
+from pixgate.services import dict_transfer
 
 
 async def settle(rt: Runtime, transaction_id: int) -> None:
@@ -26,8 +26,9 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
     if row is None or row["status"] != "PENDING" or row["operation"] != "WITHDRAW":
         return
     result = await _ask_the_bank(rt, row)
-    async with rt.db.begin() as conn:
-        final = await payments.finalize(
+    # one statement that locks the account row last: queued for it like the cash-outs
+    async with rt.db.queued(("account", row["account_id"])) as conn:
+        await payments.settle_payout(
             conn,
             transaction_id,
             status=result.status,
@@ -37,27 +38,6 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
             error_message=result.error_message,
             processed_at=rt.clock.now(),
         )
-        if final is None:
-            return
-        await events.record(
-            conn, account_id=final["account_id"], type="cash_out", transaction_id=transaction_id
-        )
-        # the balance move locks the account row (which cash-outs wait on): last before COMMIT,
-        # but for the limit give-back, which locks usage only after the account (limits.py)
-        await rt.db.queue_for(conn, ("account", final["account_id"]))
-        if final["status"] == "CONFIRMED":
-            await journal.post_hold(
-                conn, final["account_id"], final["amount"], final["fee"],
-                transaction_id=transaction_id,
-            )
-        else:
-            await journal.void_hold(
-                conn, final["account_id"], final["amount"] + final["fee"],
-                transaction_id=transaction_id,
-            )
-            await limits.give_back(
-                conn, final["account_id"], final["amount"], final["created_at"]
-            )
 
 
 async def _ask_the_bank(rt: Runtime, row: asyncpg.Record) -> PaymentResult:
