@@ -38,11 +38,25 @@ async def enqueue(
 
 
 async def claim(
-    conn: Connection, *, worker: str, limit: int, lease_seconds: float, kinds: list[str] | None
+    conn: Connection,
+    *,
+    worker: str,
+    limit: int,
+    lease_seconds: float,
+    kinds: list[str] | None,
+    finished: list[int] | None = None,
 ) -> list[asyncpg.Record]:
-    """Take due jobs, and jobs whose worker's lease expired (that worker died)."""
+    """Take due jobs, and jobs whose worker's lease expired (that worker died).
+
+    `finished`: this worker's jobs that ran to completion since its last claim, marked done
+    in the same statement, so finishing a job costs no round trip of its own.
+    """
     return await conn.fetch(
         """
+        WITH done AS (
+            UPDATE jobs SET status = 'done', finished_at = now(), locked_until = NULL
+            WHERE id = ANY($5::bigint[]) AND locked_by = $1 AND status = 'running'
+        )
         UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
                         locked_until = now() + make_interval(secs => $3)
         WHERE id IN (
@@ -50,6 +64,7 @@ async def claim(
             WHERE ((status = 'queued' AND run_at <= now())
                    OR (status = 'running' AND locked_until < now()))
               AND ($4::text[] IS NULL OR kind = ANY($4))
+              AND id <> ALL($5::bigint[])
             ORDER BY run_at
             LIMIT $2
             FOR UPDATE SKIP LOCKED
@@ -60,14 +75,15 @@ async def claim(
         limit,
         lease_seconds,
         kinds,
+        finished or [],
     )
 
 
-async def finish(conn: Connection, job_id: int, worker: str) -> None:
+async def finish(conn: Connection, job_ids: list[int], worker: str) -> None:
     await conn.execute(
         "UPDATE jobs SET status = 'done', finished_at = now(), locked_until = NULL "
-        "WHERE id = $1 AND locked_by = $2",
-        job_id,
+        "WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'running'",
+        job_ids,
         worker,
     )
 

@@ -33,7 +33,8 @@ log = structlog.get_logger(__name__)
 
 # Claiming, finishing and rescheduling are each ONE statement, so they run on a plain
 # connection (PostgreSQL makes a single statement its own transaction): one round trip
-# instead of BEGIN + statement + COMMIT, on the path of every job.
+# instead of BEGIN + statement + COMMIT, on the path of every job. A long-running worker
+# marks its finished jobs done in its next claim's statement: no round trip of their own.
 
 IDLE_POLL_SECONDS = 1.0
 
@@ -59,7 +60,11 @@ async def run_once(
             conn, worker=name, limit=limit, lease_seconds=rt.settings.job_lease_seconds,
             kinds=kinds
         )
-    await asyncio.gather(*(_run_one(rt, name, row) for row in claimed))
+    completed = await asyncio.gather(*(_run_one(rt, name, row) for row in claimed))
+    finished = [row["id"] for row, ok in zip(claimed, completed, strict=True) if ok]
+    if finished:
+        async with rt.db.connection() as conn:
+            await job_rows.finish(conn, finished, name)
     return len(claimed)
 
 
@@ -74,7 +79,8 @@ async def drain(rt: Runtime, *, kinds: list[str] | None = None, rounds: int = 10
     return total
 
 
-async def _run_one(rt: Runtime, worker: str, row: asyncpg.Record) -> None:
+async def _run_one(rt: Runtime, worker: str, row: asyncpg.Record) -> bool:
+    """Run one claimed job; True when it completed and is left for the caller to finish."""
     kind: str = row["kind"]
     args: dict[str, Any] = row["args"]
     attempts: int = row["attempts"]
@@ -85,7 +91,7 @@ async def _run_one(rt: Runtime, worker: str, row: asyncpg.Record) -> None:
                 conn, row["id"], worker, delay_seconds=0, error=f"no handler for {kind}", final=True
             )
         bound.error("job.unknown_kind")
-        return
+        return False
     try:
         await run_handler(rt, kind, args)
     except Retry as retry:
@@ -94,7 +100,7 @@ async def _run_one(rt: Runtime, worker: str, row: asyncpg.Record) -> None:
                 conn, row["id"], worker, delay_seconds=retry.after, error=str(retry),
                 final=attempts >= row["max_attempts"],
             )
-        return
+        return False
     except Exception as exc:
         final = attempts >= row["max_attempts"]
         bound.exception("job.failed", final=final)
@@ -103,9 +109,8 @@ async def _run_one(rt: Runtime, worker: str, row: asyncpg.Record) -> None:
                 conn, row["id"], worker, delay_seconds=backoff(attempts),
                 error=f"{type(exc).__name__}: {exc}", final=final,
             )
-        return
-    async with rt.db.connection() as conn:
-        await job_rows.finish(conn, row["id"], worker)
+        return False
+    return True
 
 
 class Worker:
@@ -117,6 +122,7 @@ class Worker:
         self.concurrency = concurrency
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
+        self._finished: list[int] = []
 
     def stop(self) -> None:
         self._stopping.set()
@@ -137,6 +143,9 @@ class Worker:
                     continue
                 await self._sleep_until_work()
             await asyncio.gather(*inflight, return_exceptions=True)
+            if self._finished:
+                async with self.rt.db.connection() as conn:
+                    await job_rows.finish(conn, self._finished, self.name)
         finally:
             self.rt.db.notifier.unlisten_locally(job_rows.CHANNEL, self._on_notify)
             with contextlib.suppress(Exception):
@@ -145,17 +154,28 @@ class Worker:
             log.info("worker.stopped", worker=self.name)
 
     async def _claim_into(self, inflight: set[asyncio.Task[None]], free: int) -> bool:
-        """Start up to `free` jobs; each finished job wakes the loop to claim the next."""
-        async with self.rt.db.connection() as conn:
-            claimed = await job_rows.claim(
-                conn, worker=self.name, limit=free,
-                lease_seconds=self.rt.settings.job_lease_seconds, kinds=None
-            )
+        """Start up to `free` jobs, marking the ones finished since the last claim done; each
+        finished job wakes the loop to claim the next."""
+        finished, self._finished = self._finished, []
+        try:
+            async with self.rt.db.connection() as conn:
+                claimed = await job_rows.claim(
+                    conn, worker=self.name, limit=free,
+                    lease_seconds=self.rt.settings.job_lease_seconds, kinds=None,
+                    finished=finished,
+                )
+        except BaseException:
+            self._finished.extend(finished)
+            raise
         for row in claimed:
-            task = asyncio.create_task(_run_one(self.rt, self.name, row))
+            task = asyncio.create_task(self._run(row))
             inflight.add(task)
             task.add_done_callback(self._on_done(inflight))
         return bool(claimed)
+
+    async def _run(self, row: asyncpg.Record) -> None:
+        if await _run_one(self.rt, self.name, row):
+            self._finished.append(row["id"])
 
     def _on_done(self, inflight: set[asyncio.Task[None]]) -> Callable[[asyncio.Task[None]], None]:
         def done(task: asyncio.Task[None]) -> None:

@@ -1,0 +1,97 @@
+"""A long-running worker runs each job once, and marks it done in its next claim."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from pixgate.db import jobs
+from pixgate.jobs.registry import HANDLERS, job
+from pixgate.jobs.worker import Worker
+from pixgate.runtime import Runtime
+
+
+@dataclass
+class Probe:
+    ran: list[int] = field(default_factory=list)
+    gate: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@pytest.fixture
+def probe() -> Iterator[Probe]:
+    """`test.count` records its `n` once the gate is open; `test.fail` always raises."""
+    seen = Probe()
+
+    @job("test.count")
+    async def count(rt: Runtime, *, n: int) -> None:
+        await seen.gate.wait()
+        seen.ran.append(n)
+
+    @job("test.fail")
+    async def fail(rt: Runtime) -> None:
+        raise RuntimeError("refused")
+
+    try:
+        yield seen
+    finally:
+        del HANDLERS["test.count"], HANDLERS["test.fail"]
+
+
+async def statuses(rt: Runtime) -> dict[str, int]:
+    async with rt.db.connection() as conn:
+        rows = await conn.fetch("SELECT status, count(*) AS n FROM jobs GROUP BY status")
+    return {row["status"]: row["n"] for row in rows}
+
+
+async def until(condition: Callable[[], Awaitable[bool]]) -> None:
+    async with asyncio.timeout(10):
+        while not await condition():  # noqa: ASYNC110 - the state is in the database
+            await asyncio.sleep(0.02)
+
+
+async def test_every_job_runs_once_and_ends_done(rt: Runtime, probe: Probe) -> None:
+    probe.gate.set()
+    worker = Worker(rt, concurrency=4)
+    running = asyncio.create_task(worker.run())
+    try:
+        async with rt.db.begin() as conn:
+            for n in range(30):
+                await jobs.enqueue(conn, "test.count", n=n)
+            await jobs.enqueue(conn, "test.fail", max_attempts=1)
+
+        async def settled() -> bool:
+            return await statuses(rt) == {"done": 30, "failed": 1}
+
+        await until(settled)
+    finally:
+        worker.stop()
+        await running
+    assert sorted(probe.ran) == list(range(30))
+    async with rt.db.connection() as conn:
+        assert await conn.fetchval("SELECT max(attempts) FROM jobs") == 1
+        assert await conn.fetchval(
+            "SELECT count(*) FROM jobs WHERE status = 'done' AND finished_at IS NULL"
+        ) == 0
+
+
+async def test_jobs_that_finish_during_shutdown_are_marked_done(
+    rt: Runtime, probe: Probe
+) -> None:
+    worker = Worker(rt, concurrency=8)
+    running = asyncio.create_task(worker.run())
+    async with rt.db.begin() as conn:
+        for n in range(8):
+            await jobs.enqueue(conn, "test.count", n=n)
+
+    async def all_started() -> bool:
+        return await statuses(rt) == {"running": 8}
+
+    await until(all_started)
+    worker.stop()
+    probe.gate.set()
+    await running
+    assert sorted(probe.ran) == list(range(8))
+    assert await statuses(rt) == {"done": 8}
