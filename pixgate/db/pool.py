@@ -53,7 +53,6 @@ class Database:
         self.pool = pool
         self._queues = RowQueues()
         self.notifier = Notifier(pool)
-        self._queued: dict[int, Hashable] = {}
 
     @classmethod
     async def connect(cls, dsn: str, *, min_size: int = 2, max_size: int = 20) -> Database:
@@ -78,26 +77,16 @@ class Database:
             except BaseException:
                 take_requests(conn)
                 raise
-            finally:
-                key = self._queued.pop(id(conn), None)
-                if key is not None:
-                    self._queues.leave(key)
             self._wake(conn)
-
-    async def queue_for(self, conn: Connection, key: Hashable) -> None:
-        """Wait for this process's earlier transactions on the hot row `key` to end (see
-        `row_queue`); the place is kept until this transaction commits or rolls back."""
-        if id(conn) in self._queued:
-            raise RuntimeError("a transaction queues for one hot row at most")
-        await self._queues.enter(key)
-        self._queued[id(conn)] = key
 
     @asynccontextmanager
     async def queued(self, key: Hashable) -> AsyncIterator[Connection]:
         """A plain connection for one statement that locks the hot row `key` and commits on
-        its own, queued for the row like `queue_for`. The connection is taken before the
-        queue, as in `begin()` + `queue_for`: a queue holder never waits for the pool, which
-        queued transactions could have emptied."""
+        its own, after this process's earlier statements on that row (see `row_queue`).
+
+        The pool connection is taken first, and waiters hold theirs: that caps how many
+        statements reach PostgreSQL at once (taking the queue first was measured slower,
+        docs/performance.md), and a queue holder never waits for the pool."""
         async with self.connection() as conn:
             await self._queues.enter(key)
             try:

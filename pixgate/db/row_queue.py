@@ -3,13 +3,14 @@
 When many transactions wait on one row lock (every cash-out of a busy account updates its
 balance row), each commit wakes all of them in PostgreSQL: they all retake the lock
 manager's partition lock and all but one go back to sleep. That costs the database a core
-at a few hundred waiters per second. A transaction about to lock such a row first takes
-the row's queue here, and keeps it until it has committed or rolled back, so waiting
-happens in asyncio, where it is free, and the database's lock has one waiter per process.
+at a few hundred waiters per second. A statement about to lock such a row (the cash-out's
+`hold_payout()`, the settlement's `settle_payout()`) first takes the row's queue here, and
+keeps it until it has committed or failed, so waiting happens in asyncio, where it is free,
+and the database's lock has one waiter per process (`Database.queued`).
 
 Correctness never depends on it: the row lock and the guarded UPDATE still decide. A
-transaction takes at most one queue, before it locks the row, and never waits for a queue
-while holding a lock another queued transaction needs (module docstrings of the callers).
+statement takes at most one queue, after its pool connection and before any row lock, and
+a queue holder waits for nothing but PostgreSQL.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The per-process queue in front of a hot row: one transaction at a time, kept to COMMIT."""
+"""The per-process queue in front of a hot row: one statement at a time, kept to its COMMIT."""
 
 from __future__ import annotations
 
@@ -39,15 +39,15 @@ async def test_a_cancelled_waiter_leaves_no_trace() -> None:
     assert queues._locks == {} and queues._users == {}
 
 
-async def test_the_place_is_kept_until_the_transaction_ends(rt: Runtime) -> None:
-    """The second transaction enters only once the first one's write is committed."""
+async def test_the_place_is_kept_until_the_statement_has_committed(rt: Runtime) -> None:
+    """The second statement enters only once the first one's write is committed."""
     account = await make_account(rt)
+    key = ("account", account.account_id)
     first_queued = asyncio.Event()
     seen: list[str] = []
 
     async def first() -> None:
-        async with rt.db.begin() as conn:
-            await rt.db.queue_for(conn, ("account", account.account_id))
+        async with rt.db.queued(key) as conn:
             first_queued.set()
             await conn.execute("UPDATE accounts SET name = 'renamed' WHERE id = $1",
                                account.account_id)
@@ -55,20 +55,17 @@ async def test_the_place_is_kept_until_the_transaction_ends(rt: Runtime) -> None
 
     async def second() -> None:
         await first_queued.wait()
-        async with rt.db.begin() as conn:
-            await rt.db.queue_for(conn, ("account", account.account_id))
-            async with rt.db.connection() as other:
-                seen.append(await other.fetchval("SELECT name FROM accounts WHERE id = $1",
-                                                 account.account_id))
+        async with rt.db.queued(key), rt.db.connection() as other:
+            seen.append(await other.fetchval("SELECT name FROM accounts WHERE id = $1",
+                                             account.account_id))
 
     await asyncio.gather(first(), second())
     assert seen == ["renamed"]
 
 
-async def test_a_rolled_back_transaction_gives_its_place_up(rt: Runtime) -> None:
+async def test_an_error_gives_the_place_up(rt: Runtime) -> None:
     with pytest.raises(ValueError):
-        async with rt.db.begin() as conn:
-            await rt.db.queue_for(conn, ("account", 1))
+        async with rt.db.queued(("account", 1)):
             raise ValueError("refused")
-    async with rt.db.begin() as conn:
-        await asyncio.wait_for(rt.db.queue_for(conn, ("account", 1)), timeout=1)
+    async with asyncio.timeout(1), rt.db.queued(("account", 1)):
+        pass
