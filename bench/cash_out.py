@@ -11,6 +11,9 @@
    accounts (10, like TPC-B's 10 branches; requests use their tokens in turn) with a big
    balance and raised limits, a warm-up, then the measurement. One more run puts the whole
    load on a single account: every cash-out then queues on that account's row.
+   Throughput is what the gateway sustains: cash-outs accepted per second, and settled per
+   second over the same window (a 201 that is settled later is a backlog, not throughput);
+   the lower of the two is compared with pgbench, and the backlog left at the end is shown.
 3. After each run, once every job has finished: no payouts.settle job exists twice or ran
    twice for one transaction, no transaction has two final-state events, every created
    transaction is final, and `pixgate ledger verify` passes.
@@ -69,6 +72,10 @@ CHECKS = {
 }
 
 
+SETTLED = "SELECT count(*) FROM transactions WHERE kind = 'cash_out' AND status <> 'PENDING'"
+UNSETTLED = "SELECT count(*) FROM transactions WHERE kind = 'cash_out' AND status = 'PENDING'"
+
+
 @dataclass
 class Run:
     label: str
@@ -76,6 +83,12 @@ class Run:
     cpu: CpuShare
     checks: dict[str, int]
     ledger_ok: bool
+    settled_per_s: float
+    unsettled_at_end: int
+
+    @property
+    def sustained(self) -> float:
+        return min(self.result.rps, self.settled_per_s)
 
 
 def wait_for_jobs(url: str, timeout: float = 180.0) -> None:
@@ -109,6 +122,8 @@ def measure(
                 threads=args.threads,
                 env=env | {"BENCH_RUN": "warmup"},
             )
+            sql_url = deployment.sql_url()
+            settled_before = asyncio.run(query(sql_url, SETTLED))[0][0]
             with CpuMeter(gateway) as meter:
                 result = wrk(
                     url,
@@ -118,7 +133,8 @@ def measure(
                     threads=args.threads,
                     env=env | {"BENCH_RUN": "measure"},
                 )
-            sql_url = deployment.sql_url()
+            settled = asyncio.run(query(sql_url, SETTLED))[0][0] - settled_before
+            unsettled = asyncio.run(query(sql_url, UNSETTLED))[0][0]
             wait_for_jobs(sql_url)
             checks = {name: asyncio.run(query(sql_url, sql))[0][0] for name, sql in CHECKS.items()}
             try:
@@ -129,7 +145,11 @@ def measure(
                 ledger_ok = False
     finally:
         deployment.cleanup(args.server, keep=args.keep)
-    return Run(label, result, meter.share, checks, ledger_ok)
+    return Run(
+        label, result, meter.share, checks, ledger_ok,
+        settled_per_s=settled / result.seconds if result.seconds else 0.0,
+        unsettled_at_end=unsettled,
+    )
 
 
 def main() -> int:
@@ -182,6 +202,8 @@ def main() -> int:
             [
                 "configuration",
                 "req/s",
+                "settled/s",
+                "unsettled at end",
                 "p50 ms",
                 "p99 ms",
                 "p99/p50",
@@ -193,11 +215,13 @@ def main() -> int:
                 [
                     r.label,
                     r.result.rps,
+                    r.settled_per_s,
+                    r.unsettled_at_end,
                     r.result.p50_ms,
                     r.result.p99_ms,
                     r.result.p99_ms / max(r.result.p50_ms, 1e-9),
                     r.result.non_2xx + r.result.socket_errors,
-                    r.result.rps / pgbench,
+                    r.sustained / pgbench,
                     r.cpu.describe(),
                 ]
                 for r in runs
@@ -221,10 +245,11 @@ def main() -> int:
         r.ledger_ok and all(v == 0 for k, v in r.checks.items() if k != "transactions")
         for r in runs
     )
-    ratio = server.result.rps / pgbench
+    ratio = server.sustained / pgbench
     tail = server.result.p99_ms / max(server.result.p50_ms, 1e-9)
     print(
-        f"\ntarget: server cash-out >= {THROUGHPUT_TARGET} x pgbench: {ratio:.2f} -> "
+        f"\ntarget: server cash-out (sustained: min of req/s and settled/s) >= "
+        f"{THROUGHPUT_TARGET} x pgbench: {ratio:.2f} -> "
         f"{verdict(ratio >= THROUGHPUT_TARGET)}"
     )
     print(
@@ -234,7 +259,7 @@ def main() -> int:
     print(f"target: p99 <= {TAIL_TARGET:g} x p50: {tail:.2f} -> {verdict(tail <= TAIL_TARGET)}")
     if not args.skip_embedded:
         embedded_run = next(r for r in runs if r.label.startswith("embedded"))
-        embedded = embedded_run.result.rps / server.result.rps
+        embedded = embedded_run.sustained / server.sustained
         print(
             f"target: embedded >= {EMBEDDED_TARGET} x server: {embedded:.2f} -> "
             f"{verdict(embedded >= EMBEDDED_TARGET)}"

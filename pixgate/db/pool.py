@@ -80,19 +80,21 @@ class Database:
             self._wake(conn)
 
     @asynccontextmanager
-    async def queued(self, key: Hashable) -> AsyncIterator[Connection]:
+    async def queued(self, key: Hashable, *, urgent: bool = False) -> AsyncIterator[Connection]:
         """A plain connection for one statement that locks the hot row `key` and commits on
-        its own, after this process's earlier statements on that row (see `row_queue`).
+        its own, after this process's earlier statements on that row (see `row_queue`);
+        `urgent` ones (finishing accepted work) before the others.
 
-        The pool connection is taken first, and waiters hold theirs: that caps how many
-        statements reach PostgreSQL at once (taking the queue first was measured slower,
-        docs/performance.md), and a queue holder never waits for the pool."""
-        async with self.connection() as conn:
-            await self._queues.enter(key)
-            try:
+        The queue is taken before the pool connection, so waiting holds none and the pool
+        stays free for the work that is not queued (the job worker's reads, above all). No
+        code waits for a queue while it holds a pool connection, so a holder's wait for the
+        pool always ends."""
+        await self._queues.enter(key, urgent=urgent)
+        try:
+            async with self.connection() as conn:
                 yield conn
-            finally:
-                self._queues.leave(key)
+        finally:
+            self._queues.leave(key)
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[Connection]:

@@ -16,30 +16,57 @@ a queue holder waits for nothing but PostgreSQL.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+
+@dataclass
+class _Row:
+    """Whose turn it is: the holder is implicit (`busy`); waiters get the turn handed over."""
+
+    busy: bool = False
+    urgent: deque[asyncio.Future[None]] = field(default_factory=deque)
+    normal: deque[asyncio.Future[None]] = field(default_factory=deque)
 
 
 class RowQueues:
-    def __init__(self) -> None:
-        self._locks: dict[Hashable, asyncio.Lock] = {}
-        self._users: dict[Hashable, int] = {}
+    """One queue per hot row: first come, first served, but urgent work first.
 
-    async def enter(self, key: Hashable) -> None:
-        lock = self._locks.get(key)
-        if lock is None:
-            lock = self._locks[key] = asyncio.Lock()
-        self._users[key] = self._users.get(key, 0) + 1
+    Urgent work finishes what was already accepted (a settlement posting its hold); new work
+    (a cash-out) waits behind it. Served first come first served, a steady flow of new
+    cash-outs would hold settlements back and let the backlog of unsettled payouts grow
+    without bound (docs/performance.md, item 14).
+    """
+
+    def __init__(self) -> None:
+        self._rows: dict[Hashable, _Row] = {}
+
+    async def enter(self, key: Hashable, *, urgent: bool = False) -> None:
+        row = self._rows.get(key)
+        if row is None:
+            row = self._rows[key] = _Row()
+        if not row.busy:
+            row.busy = True
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        waiting = row.urgent if urgent else row.normal
+        waiting.append(turn)
         try:
-            await lock.acquire()
+            await turn
         except BaseException:
-            self._forget(key)
+            if turn.done() and not turn.cancelled():
+                self.leave(key)  # the turn came with the cancellation: hand it on
+            else:
+                waiting.remove(turn)
             raise
 
     def leave(self, key: Hashable) -> None:
-        self._locks[key].release()
-        self._forget(key)
-
-    def _forget(self, key: Hashable) -> None:
-        self._users[key] -= 1
-        if self._users[key] == 0:
-            del self._users[key], self._locks[key]
+        row = self._rows[key]
+        for waiting in (row.urgent, row.normal):
+            while waiting:
+                turn = waiting.popleft()
+                if not turn.done():
+                    turn.set_result(None)
+                    return
+        del self._rows[key]

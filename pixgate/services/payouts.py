@@ -26,8 +26,9 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
     if row is None or row["status"] != "PENDING" or row["operation"] != "WITHDRAW":
         return
     result = await _ask_the_bank(rt, row)
-    # one statement that locks the account row last: queued for it like the cash-outs
-    async with rt.db.queued(("account", row["account_id"])) as conn:
+    # one statement that locks the account row: queued for it ahead of new cash-outs, so
+    # accepted payouts are settled before more are accepted (row_queue)
+    async with rt.db.queued(("account", row["account_id"]), urgent=True) as conn:
         await payments.settle_payout(
             conn,
             transaction_id,

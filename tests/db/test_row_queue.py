@@ -24,7 +24,42 @@ async def test_one_at_a_time_in_arrival_order_and_forgotten_when_idle() -> None:
 
     await asyncio.gather(*(use(n) for n in range(5)))
     assert order == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
-    assert queues._locks == {} and queues._users == {}
+    assert queues._rows == {}
+
+
+async def test_urgent_work_goes_first_then_arrival_order() -> None:
+    queues = RowQueues()
+    order: list[str] = []
+    await queues.enter("a")
+
+    async def use(name: str, *, urgent: bool = False) -> None:
+        await queues.enter("a", urgent=urgent)
+        order.append(name)
+        queues.leave("a")
+
+    waiters = [asyncio.create_task(use("new 1")), asyncio.create_task(use("new 2")),
+               asyncio.create_task(use("settle 1", urgent=True)),
+               asyncio.create_task(use("settle 2", urgent=True))]
+    await asyncio.sleep(0)
+    queues.leave("a")
+    await asyncio.gather(*waiters)
+    assert order == ["settle 1", "settle 2", "new 1", "new 2"]
+    assert queues._rows == {}
+
+
+async def test_a_turn_handed_to_a_cancelled_waiter_goes_on_to_the_next() -> None:
+    queues = RowQueues()
+    await queues.enter("a")
+    first = asyncio.create_task(queues.enter("a"))
+    second = asyncio.create_task(queues.enter("a"))
+    await asyncio.sleep(0)
+    queues.leave("a")  # the turn goes to `first`...
+    first.cancel()  # ...which is cancelled before it runs
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    await asyncio.wait_for(second, timeout=1)
+    queues.leave("a")
+    assert queues._rows == {}
 
 
 async def test_a_cancelled_waiter_leaves_no_trace() -> None:
@@ -36,7 +71,7 @@ async def test_a_cancelled_waiter_leaves_no_trace() -> None:
     with pytest.raises(asyncio.CancelledError):
         await waiter
     queues.leave("a")
-    assert queues._locks == {} and queues._users == {}
+    assert queues._rows == {}
 
 
 async def test_the_place_is_kept_until_the_statement_has_committed(rt: Runtime) -> None:
