@@ -16,7 +16,7 @@ run bench/read.py --duration 2 --warmup 1
 run bench/memory.py --requests 2000 --duration 2
 run bench/statements.py
 run bench/cash_out.py --duration 2 --warmup 1
-run bench/webhook_latency.py --duration 2
+run bench/webhook_latency.py --duration 2 --accounts 2
 if ((${#failed[@]})); then
     echo "failed: ${failed[*]}" >&2
     exit 1
