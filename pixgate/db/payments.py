@@ -86,8 +86,9 @@ async def settle_payout(
     error_code: str | None,
     error_message: str | None,
     processed_at: datetime,
+    event_type: str,
 ) -> asyncpg.Record | None:
-    """PENDING -> final once, its `cash_out` event, the hold posted or voided: ONE round trip.
+    """PENDING -> final once, its event, the hold posted or voided: ONE round trip.
 
     The `settle_payout()` function (migration 0008), called outside a transaction. None when
     another run already finished it (nothing written)."""
@@ -95,7 +96,7 @@ async def settle_payout(
         "SELECT account_id, status, jobs FROM settle_payout($1, $2, $3, $4, $5, $6, $7, $8, $9,"
         " $10)",
         transaction_id, status, end_to_end_id, counterpart, error_code, error_message,
-        processed_at, "cash_out", DELIVER_JOB, DELIVER_JOB_MAX_RUNS,
+        processed_at, event_type, DELIVER_JOB, DELIVER_JOB_MAX_RUNS,
     )
     if row is not None and row["jobs"]:
         notify_after_commit(conn, JOBS_CHANNEL)

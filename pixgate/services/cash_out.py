@@ -169,14 +169,15 @@ async def hold_pending(
                     terms=terms,
                     limits=window,
                 )
-                if row is None:
-                    await refuse_duplicate(conn, account_id, payout.external_id, duplicate)
-                    raise AssertionError("unreachable: a conflicting externalId must be visible")
         except payments.PayoutRefused as refused:
             if refused.reason == "terms":
                 rt.account_terms.forget(account_id)
                 continue
             raise _refusal(refused, window, payout.amount) from None
+        if row is None:
+            async with rt.db.connection() as conn:
+                await refuse_duplicate(conn, account_id, payout.external_id, duplicate)
+            raise AssertionError("unreachable: a conflicting externalId must be visible")
         return CashOut(
             transaction_id=row["transaction_id"],
             external_id=payout.external_id,
@@ -186,7 +187,7 @@ async def hold_pending(
     raise PixgateError("the account's fees or limits kept changing; retry")
 
 
-def _refusal(refused: payments.PayoutRefused, window: Window, amount: int) -> Exception:
+def _refusal(refused: payments.PayoutRefused, window: Window, amount: int) -> PixgateError:
     if refused.reason == "balance":
         return InsufficientBalance("available balance is less than amount + fee")
     if refused.reason == "transaction":

@@ -38,6 +38,7 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
             error_code=result.error_code,
             error_message=result.error_message,
             processed_at=rt.clock.now(),
+            event_type="cash_out",
         )
 
 
