@@ -269,22 +269,41 @@ def gateway_env(settings: dict[str, str]) -> dict[str, str]:
 
 
 class Gateway:
-    """`pixgate serve` in a subprocess (its own process group), logs to a file."""
+    """`pixgate serve` in a subprocess (its own process group), logs to a file; with
+    `job_workers`, the API runs `--no-worker` and that many `pixgate worker` processes run
+    the jobs."""
 
     def __init__(
-        self, deployment: Deployment, *, workers: int = 1, extra: Sequence[str] = ()
+        self,
+        deployment: Deployment,
+        *,
+        workers: int = 1,
+        extra: Sequence[str] = (),
+        job_workers: int = 0,
     ) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = deployment.workdir / f"serve-{self.port}.log"
         self._log = self.log_path.open("wb")
+        no_worker = ["--no-worker"] if job_workers else []
         self.process = subprocess.Popen(
-            [PIXGATE, "serve", "--port", str(self.port), "--workers", str(workers), *extra],
+            [PIXGATE, "serve", "--port", str(self.port), "--workers", str(workers), *no_worker,
+             *extra],
             env=deployment.env,
             stdout=self._log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+        self.job_processes = [
+            subprocess.Popen(
+                [PIXGATE, "worker"],
+                env=deployment.env,
+                stdout=self._log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            for _ in range(job_workers)
+        ]
         self.workers = workers
 
     def wait_ready(self, timeout: float = 120.0) -> None:
@@ -321,12 +340,10 @@ class Gateway:
         return [p.memory_info().rss / 2**20 for p in self.api_processes()]
 
     def cpu_seconds(self) -> float:
-        total = 0.0
-        for p in self.api_processes():
-            with contextlib.suppress(psutil.NoSuchProcess):
-                times = p.cpu_times()
-                total += times.user + times.system
-        return total
+        return _cpu_seconds(self.api_processes())
+
+    def job_cpu_seconds(self) -> float:
+        return _cpu_seconds([psutil.Process(p.pid) for p in self.job_processes])
 
     def log_tail(self, lines: int = 30) -> str:
         self._log.flush()
@@ -338,14 +355,24 @@ class Gateway:
             return sum(1 for _ in handle)
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+        for process in [self.process, *self.job_processes]:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
         self._log.close()
+
+
+def _cpu_seconds(processes: Sequence[psutil.Process]) -> float:
+    total = 0.0
+    for p in processes:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            times = p.cpu_times()
+            total += times.user + times.system
+    return total
 
 
 def _is_python(process: psutil.Process) -> bool:
@@ -362,9 +389,9 @@ def _cmd(process: psutil.Process) -> str:
 
 @contextlib.contextmanager
 def running(
-    deployment: Deployment, *, workers: int = 1, extra: Sequence[str] = ()
+    deployment: Deployment, *, workers: int = 1, extra: Sequence[str] = (), job_workers: int = 0
 ) -> Iterator[Gateway]:
-    gateway = Gateway(deployment, workers=workers, extra=extra)
+    gateway = Gateway(deployment, workers=workers, extra=extra, job_workers=job_workers)
     try:
         gateway.wait_ready()
         yield gateway
@@ -508,13 +535,19 @@ class CpuShare:
     api: float
     database: float
     load: float
+    jobs: float = 0.0
 
     def describe(self) -> str:
-        return f"API {self.api:.2f}, PostgreSQL {self.database:.2f}, wrk {self.load:.2f} cores"
+        jobs = f", job workers {self.jobs:.2f}" if self.jobs else ""
+        return (
+            f"API {self.api:.2f}{jobs}, PostgreSQL {self.database:.2f}, "
+            f"wrk {self.load:.2f} cores"
+        )
 
 
 class CpuMeter:
-    """CPU seconds of the API processes, every postgres process and this bench's children (wrk).
+    """CPU seconds of the API processes, the job workers, every postgres process and this
+    bench's finished children (wrk).
 
     Backends that exit during the measurement are not counted, so the database share is a
     lower bound; the gateway's pool keeps its connections, so in practice little is missed.
@@ -528,6 +561,7 @@ class CpuMeter:
     def __enter__(self) -> CpuMeter:
         self._postgres = _postgres_seconds()
         self._start = (time.monotonic(), self.gateway.cpu_seconds(), _children_seconds())
+        self._jobs = self.gateway.job_cpu_seconds()
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -539,6 +573,7 @@ class CpuMeter:
             api=(self.gateway.cpu_seconds() - api) / elapsed,
             database=used / elapsed,
             load=(_children_seconds() - load) / elapsed,
+            jobs=(self.gateway.job_cpu_seconds() - self._jobs) / elapsed,
         )
 
 

@@ -6,7 +6,8 @@
    right before the gateway runs: what this machine's PostgreSQL commits per second.
 2. POST /api/pix/cash-out at 64 connections (wrk, unique externalIds) against
    `pixgate serve` on a fresh server database, with 1 and with 2 API processes
-   (`--workers 2`), and against the embedded default (no PIXGATE_DATABASE_URL,
+   (`--workers 2`), with one API process and the jobs in `--job-workers` separate
+   `pixgate worker` processes, and against the embedded default (no PIXGATE_DATABASE_URL,
    PIXGATE_DATA_DIR in a temp dir). Each configuration gets a fresh database, `--accounts`
    accounts (10, like TPC-B's 10 branches; requests use their tokens in turn) with a big
    balance and raised limits, a warm-up, then the measurement. One more run puts the whole
@@ -105,12 +106,17 @@ def wait_for_jobs(url: str, timeout: float = 180.0) -> None:
 
 
 def measure(
-    args: argparse.Namespace, deployment: Deployment, label: str, workers: int, accounts: int
+    args: argparse.Namespace,
+    deployment: Deployment,
+    label: str,
+    workers: int,
+    accounts: int,
+    job_workers: int = 0,
 ) -> Run:
     try:
         deployment.upgrade()
         created = [deployment.account() for _ in range(accounts)]
-        with running(deployment, workers=workers) as gateway:
+        with running(deployment, workers=workers, job_workers=job_workers) as gateway:
             tokens = ",".join(token(gateway.base, account) for account in created)
             env = {"BENCH_TOKEN": tokens, "BENCH_MODE": "cash-out"}
             url = gateway.base + "/api/pix/cash-out"
@@ -157,6 +163,11 @@ def main() -> int:
     parser.add_argument("--skip-embedded", action="store_true", help="server configurations only")
     parser.add_argument("--max-workers", type=int, default=2, help="API processes, 1..N")
     parser.add_argument(
+        "--job-workers", type=int, default=1,
+        help="one more run: 1 API process with --no-worker and this many `pixgate worker` "
+        "processes (0: skip)",
+    )
+    parser.add_argument(
         "--accounts", type=int, default=10,
         help="paying accounts the load is spread over (pgbench's TPC-B has 10 branch rows at "
         "scale 10); one more run on a single account shows the hot-row worst case",
@@ -180,6 +191,17 @@ def main() -> int:
                 f"server, {workers} API process(es), {n} accounts",
                 workers,
                 n,
+            )
+        )
+    if args.job_workers:
+        runs.append(
+            measure(
+                args,
+                Deployment.on_server(args.server),
+                f"server, 1 API process + {args.job_workers} `pixgate worker`, {n} accounts",
+                1,
+                n,
+                job_workers=args.job_workers,
             )
         )
     if not args.skip_embedded:
