@@ -133,7 +133,7 @@ async def hold_pending(
     """The PENDING row, its settlement job, the hold and the limit count, in one statement.
 
     `payments.hold_payout` is one round trip and its own transaction (it was seven round
-    trips, and they were most of the API's CPU per cash-out). The fee and limits are priced
+    trips, the largest single share of the API's CPU per cash-out). The fee and limits are priced
     from this process's copy of the account's terms, which the statement compares with the
     locked row: a stale copy is re-read and the payout tried again. Cash-outs of one account
     queue for its row in this process first (`db.row_queue`), not in PostgreSQL's lock

@@ -1,9 +1,9 @@
 """`hold_payout()`: a payout's PENDING row, settlement job, hold and limit count in one call.
 
 A cash-out was seven round trips (BEGIN, account, insert, job, hold, limit usage, COMMIT),
-and the API process's CPU went mostly to sending them. As one function called in autocommit
-mode it is one round trip and one transaction: a refusal RAISEs, which rolls everything
-back. The checks are the ones `services.limits` and `ledger.journal` make, in the same
+the largest single share of the API process's CPU per cash-out. As one function called in
+autocommit mode it is one round trip and one transaction: a refusal RAISEs, which rolls
+everything back. The checks are the ones `services.limits` and `ledger.journal` make, in the same
 order and with the same locks (docs/performance.md, item 11).
 
 Errors (SQLSTATE, mapped by `db.payouts`):
