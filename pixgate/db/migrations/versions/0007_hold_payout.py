@@ -3,10 +3,10 @@
 A cash-out was seven round trips (BEGIN, account, insert, job, hold, limit usage, COMMIT),
 the largest single share of the API process's CPU per cash-out. As one function called in
 autocommit mode it is one round trip and one transaction: a refusal RAISEs, which rolls
-everything back. The checks are the ones `services.limits` and `ledger.journal` make, in the same
-order and with the same locks (docs/performance.md, item 11).
+everything back. The checks are the ones `services.limits` and `ledger.journal` make, in
+the same order and with the same locks (docs/performance.md, item 11).
 
-Errors (SQLSTATE, mapped by `db.payouts`):
+Errors (SQLSTATE, mapped by `db.payments`):
 - PXT01: the account's fees or limits are not the ones the caller priced the payout with;
 - PXB01: available balance below amount + fee;
 - PXL00: above the per-transaction limit;
