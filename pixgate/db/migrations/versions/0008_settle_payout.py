@@ -28,7 +28,12 @@ def upgrade() -> None:
             p_account_id bigint, p_type text, p_transaction_id bigint, p_extra jsonb,
             p_job_kind text, p_max_runs int
         ) RETURNS TABLE (id bigint, jobs bigint)
-        LANGUAGE sql AS $$
+        LANGUAGE plpgsql AS $$
+        #variable_conflict use_column
+        BEGIN
+            -- PL/pgSQL, not SQL: PostgreSQL 15 parses and plans a SQL function's body on
+            -- every call, a PL/pgSQL one once per session
+            RETURN QUERY
             WITH ev AS (
                 INSERT INTO events (account_id, type, transaction_id, data)
                 SELECT p_account_id, p_type, p_transaction_id, jsonb_build_object(
@@ -54,7 +59,8 @@ def upgrade() -> None:
                 FROM delivery
                 RETURNING id
             )
-            SELECT ev.id, (SELECT count(*) FROM job) FROM ev
+            SELECT ev.id, (SELECT count(*) FROM job) FROM ev;
+        END
         $$;
 
         CREATE FUNCTION settle_payout(
