@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -37,6 +38,13 @@ async def enqueue(
     return job_id
 
 
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    jobs: list[asyncpg.Record]
+    next_at: datetime | None
+    """When the first queued job that is not due yet becomes due (None: there is none)."""
+
+
 async def claim(
     conn: Connection,
     *,
@@ -45,37 +53,51 @@ async def claim(
     lease_seconds: float,
     kinds: list[str] | None,
     finished: list[int] | None = None,
-) -> list[asyncpg.Record]:
+) -> Claimed:
     """Take due jobs, and jobs whose worker's lease expired (that worker died).
 
     `finished`: this worker's jobs that ran to completion since its last claim, marked done
-    in the same statement, so finishing a job costs no round trip of its own.
+    in the same statement, so finishing a job costs no round trip of its own. The same
+    statement also tells when the next job not due yet will be, so a worker that goes idle
+    knows how long it may sleep without asking again.
     """
-    return await conn.fetch(
+    rows = await conn.fetch(
         """
         WITH done AS (
             UPDATE jobs SET status = 'done', finished_at = now(), locked_until = NULL
             WHERE id = ANY($5::bigint[]) AND locked_by = $1 AND status = 'running'
+        ), claimed AS (
+            UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
+                            locked_until = now() + make_interval(secs => $3)
+            WHERE id IN (
+                SELECT id FROM jobs
+                WHERE ((status = 'queued' AND run_at <= now())
+                       OR (status = 'running' AND locked_until < now()))
+                  AND ($4::text[] IS NULL OR kind = ANY($4))
+                  AND id <> ALL($5::bigint[])
+                ORDER BY run_at
+                LIMIT $2
+                FOR UPDATE SKIP LOCKED
+            )
+            RETURNING id, kind, args, attempts, max_attempts
         )
-        UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
-                        locked_until = now() + make_interval(secs => $3)
-        WHERE id IN (
-            SELECT id FROM jobs
-            WHERE ((status = 'queued' AND run_at <= now())
-                   OR (status = 'running' AND locked_until < now()))
-              AND ($4::text[] IS NULL OR kind = ANY($4))
-              AND id <> ALL($5::bigint[])
-            ORDER BY run_at
-            LIMIT $2
-            FOR UPDATE SKIP LOCKED
-        )
-        RETURNING id, kind, args, attempts, max_attempts
+        SELECT id, kind, args, attempts, max_attempts, NULL::timestamptz AS next_at
+        FROM claimed
+        UNION ALL
+        SELECT NULL::bigint, NULL::text, NULL::jsonb, NULL::int, NULL::int,
+               (SELECT min(run_at) FROM jobs
+                WHERE status = 'queued' AND run_at > now()
+                  AND ($4::text[] IS NULL OR kind = ANY($4)))
         """,
         worker,
         limit,
         lease_seconds,
         kinds,
         finished or [],
+    )
+    return Claimed(
+        jobs=[row for row in rows if row["id"] is not None],
+        next_at=next(row["next_at"] for row in rows if row["id"] is None),
     )
 
 
@@ -105,10 +127,3 @@ async def reschedule(
         error[:2000],
         final,
     )
-
-
-async def next_run_at(conn: Connection) -> datetime | None:
-    value: datetime | None = await conn.fetchval(
-        "SELECT min(run_at) FROM jobs WHERE status = 'queued'"
-    )
-    return value

@@ -56,10 +56,12 @@ async def run_once(
     load_handlers()
     name = worker or worker_name()
     async with rt.db.connection() as conn:
-        claimed = await job_rows.claim(
-            conn, worker=name, limit=limit, lease_seconds=rt.settings.job_lease_seconds,
-            kinds=kinds
-        )
+        claimed = (
+            await job_rows.claim(
+                conn, worker=name, limit=limit, lease_seconds=rt.settings.job_lease_seconds,
+                kinds=kinds
+            )
+        ).jobs
     completed = await asyncio.gather(*(_run_one(rt, name, row) for row in claimed))
     finished = [row["id"] for row, ok in zip(claimed, completed, strict=True) if ok]
     if finished:
@@ -139,9 +141,13 @@ class Worker:
             while not self._stopping.is_set():
                 self._wake.clear()
                 free = self.concurrency - len(inflight)
-                if free > 0 and await self._claim_into(inflight, free):
-                    continue
-                await self._sleep_until_work()
+                next_at = None
+                if free > 0:
+                    claimed = await self._claim_into(inflight, free)
+                    if len(claimed.jobs) == free:
+                        continue  # there may be more due: claim again at once
+                    next_at = claimed.next_at
+                await self._sleep_until(next_at)
             await asyncio.gather(*inflight, return_exceptions=True)
             if self._finished:
                 async with self.rt.db.connection() as conn:
@@ -153,7 +159,9 @@ class Worker:
             await self.rt.db.pool.release(listener)
             log.info("worker.stopped", worker=self.name)
 
-    async def _claim_into(self, inflight: set[asyncio.Task[None]], free: int) -> bool:
+    async def _claim_into(
+        self, inflight: set[asyncio.Task[None]], free: int
+    ) -> job_rows.Claimed:
         """Start up to `free` jobs, marking the ones finished since the last claim done; each
         finished job wakes the loop to claim the next."""
         finished, self._finished = self._finished, []
@@ -167,11 +175,11 @@ class Worker:
         except BaseException:
             self._finished.extend(finished)
             raise
-        for row in claimed:
+        for row in claimed.jobs:
             task = asyncio.create_task(self._run(row))
             inflight.add(task)
             task.add_done_callback(self._on_done(inflight))
-        return bool(claimed)
+        return claimed
 
     async def _run(self, row: asyncpg.Record) -> None:
         if await _run_one(self.rt, self.name, row):
@@ -187,9 +195,9 @@ class Worker:
     def _on_notify(self, *_: object) -> None:
         self._wake.set()
 
-    async def _sleep_until_work(self) -> None:
-        async with self.rt.db.connection() as conn:
-            next_at = await job_rows.next_run_at(conn)
+    async def _sleep_until(self, next_at: datetime | None) -> None:
+        """Until woken (a commit that enqueued a job, a finished job), the next job not due
+        yet becomes due, or the poll interval has passed (leases that expire)."""
         timeout = IDLE_POLL_SECONDS
         if next_at is not None:
             timeout = max(0.0, min(timeout, (next_at - datetime.now(UTC)).total_seconds()))

@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from pixgate.db import jobs
+from pixgate.jobs import worker as worker_module
 from pixgate.jobs.registry import HANDLERS, job
 from pixgate.jobs.worker import Worker
 from pixgate.runtime import Runtime
@@ -95,3 +97,25 @@ async def test_jobs_that_finish_during_shutdown_are_marked_done(
     await running
     assert sorted(probe.ran) == list(range(8))
     assert await statuses(rt) == {"done": 8}
+
+
+async def test_an_idle_worker_wakes_when_a_scheduled_job_falls_due(
+    rt: Runtime, probe: Probe, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the claim's `next_at`, the worker would sleep for the whole poll interval."""
+    monkeypatch.setattr(worker_module, "IDLE_POLL_SECONDS", 60.0)
+    probe.gate.set()
+    worker = Worker(rt)
+    running = asyncio.create_task(worker.run())
+    try:
+        async with rt.db.begin() as conn:
+            due = datetime.now(UTC) + timedelta(seconds=0.3)
+            await jobs.enqueue(conn, "test.count", run_at=due, n=1)
+
+        async def ran() -> bool:
+            return probe.ran == [1]
+
+        await until(ran)
+    finally:
+        worker.stop()
+        await running
