@@ -6,7 +6,7 @@ from typing import Any
 
 import asyncpg
 
-from pixgate.db.pool import Connection
+from pixgate.db.pool import Connection, Database
 
 EDITABLE = ("transaction_limit", "daily_limit", "night_limit", "fees", "split_frequency")
 
@@ -57,14 +57,16 @@ class TermsCache:
     def __init__(self) -> None:
         self._rows: dict[int, asyncpg.Record] = {}
 
-    async def get(self, conn: Connection, account_id: int) -> asyncpg.Record | None:
+    async def get(self, db: Database, account_id: int) -> asyncpg.Record | None:
+        """A pool connection is taken only on a miss: a hit costs no I/O at all."""
         row = self._rows.get(account_id)
         if row is None:
-            row = await conn.fetchrow(
-                "SELECT id, fees, transaction_limit, daily_limit, night_limit "
-                "FROM accounts WHERE id = $1",
-                account_id,
-            )
+            async with db.connection() as conn:
+                row = await conn.fetchrow(
+                    "SELECT id, fees, transaction_limit, daily_limit, night_limit "
+                    "FROM accounts WHERE id = $1",
+                    account_id,
+                )
             if row is not None:
                 self._rows[account_id] = row
         return row

@@ -144,8 +144,7 @@ async def hold_pending(
         milliseconds=scenarios.settlement_delay_ms(scenario, rt.settings.settlement_delay_ms)
     )
     for _ in range(TERMS_ATTEMPTS):
-        async with rt.db.connection() as conn:
-            terms = await rt.account_terms.get(conn, account_id)
+        terms = await rt.account_terms.get(rt.db, account_id)
         if terms is None:
             raise NotFound("account not found")
         fee = fees.of(rt.settings, terms["fees"], FEE_KEY, payout.amount)
