@@ -9,8 +9,9 @@ keeps it until it has committed or failed, so waiting happens in asyncio, where 
 and the database's lock has one waiter per process (`Database.queued`).
 
 Correctness never depends on it: the row lock and the guarded UPDATE still decide. A
-statement takes at most one queue, after its pool connection and before any row lock, and
-a queue holder waits for nothing but PostgreSQL.
+statement takes at most one queue, before its pool connection and any row lock, and no code
+waits for a queue while it holds a pool connection or a row lock, so a queue holder waits
+only for the pool and for PostgreSQL, both of which free up.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ transaction. System books (`settlement`: the world outside, through the settling
 
 The cash-out's hold and the settlement's post or void, the two busiest movements, are made
 by the `hold_payout()` and `settle_payout()` database functions (migrations 0007 and 0008),
-one round trip each, with the same postings as `try_hold` and `post_hold` here and a void
+one round trip each, with the same postings as `hold` and `post_hold` here and a void
 that returns `blocked` to `available`; `ledger.verify` checks their entries like any other.
 """
 
@@ -45,20 +45,12 @@ async def fund(conn: Connection, account_id: int, amount: int, *, memo: str) -> 
 
 
 async def hold(conn: Connection, account_id: int, amount: int, *, transaction_id: int) -> None:
-    """Move `amount` from available to blocked, or raise InsufficientBalance."""
-    if not await try_hold(conn, account_id, amount, transaction_id=transaction_id):
-        raise InsufficientBalance("available balance is less than amount + fee")
-
-
-async def try_hold(
-    conn: Connection, account_id: int, amount: int, *, transaction_id: int
-) -> bool:
-    """Move `amount` from available to blocked; False (nothing moved) when it is not there.
+    """Move `amount` from available to blocked, or raise InsufficientBalance.
 
     One guarded UPDATE: concurrent holds serialise on the row and none can overdraw. It
     locks the account row until COMMIT, so callers do it as late as they can.
     """
-    return await _move(
+    moved = await _move(
         conn,
         "UPDATE accounts SET available = available - $2, blocked = blocked + $2 "
         "WHERE id = $1 AND available >= $2",
@@ -67,6 +59,8 @@ async def try_hold(
         memo="hold",
         transaction_id=transaction_id,
     )
+    if not moved:
+        raise InsufficientBalance("available balance is less than amount + fee")
 
 
 async def post_hold(
@@ -79,10 +73,10 @@ async def post_hold(
     counter_book: str = "settlement",
 ) -> None:
     """A held outgoing payment leaves: amount to the settling bank, fee to our revenue."""
-    await _out_of_blocked(
+    moved = await _move(
         conn,
-        account_id,
-        amount + fee,
+        "UPDATE accounts SET blocked = blocked - $2 WHERE id = $1 AND blocked >= $2",
+        (account_id, amount + fee),
         [
             Posting(account_id, "blocked", -(amount + fee)),
             Posting(None, counter_book, amount),
@@ -91,6 +85,8 @@ async def post_hold(
         memo="post",
         transaction_id=transaction_id,
     )
+    if not moved:
+        raise RuntimeError(f"blocked balance of account {account_id} is below {amount + fee}")
 
 
 async def credit(
@@ -109,27 +105,6 @@ async def credit(
         memo="credit",
         transaction_id=transaction_id,
     )
-
-
-async def _out_of_blocked(
-    conn: Connection,
-    account_id: int,
-    amount: int,
-    postings: list[Posting],
-    *,
-    memo: str,
-    transaction_id: int,
-) -> None:
-    moved = await _move(
-        conn,
-        "UPDATE accounts SET blocked = blocked - $2 WHERE id = $1 AND blocked >= $2",
-        (account_id, amount),
-        postings,
-        memo=memo,
-        transaction_id=transaction_id,
-    )
-    if not moved:
-        raise RuntimeError(f"blocked balance of account {account_id} is below {amount}")
 
 
 async def _move(
