@@ -17,6 +17,7 @@ from typing import Annotated, Any, TypeVar
 
 import orjson
 import typer
+import uvloop
 from rich.console import Console
 from rich.table import Table
 
@@ -54,7 +55,11 @@ def database_url(settings: Settings) -> str:
 
 
 def run(action: Callable[[Runtime], Awaitable[T]]) -> T:
-    """Run one service call with a runtime, turning PixgateError into exit code 1."""
+    """Run one service call with a runtime, turning PixgateError into exit code 1.
+
+    On uvloop, the loop uvicorn gives the API: `pixgate worker` spends most of its time
+    sending statements, and asyncio's own socket transport costs it about twice the CPU
+    per job (docs/performance.md)."""
     settings = Settings()
     url = database_url(settings)
 
@@ -63,7 +68,8 @@ def run(action: Callable[[Runtime], Awaitable[T]]) -> T:
             return await action(rt)
 
     try:
-        return asyncio.run(main())
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            return runner.run(main())
     except PixgateError as exc:
         message = exc.message if isinstance(exc.message, str) else "; ".join(exc.message)
         typer.echo(f"error: {exc.code}: {message}", err=True)
@@ -112,7 +118,9 @@ def serve(
 
 @app.command()
 def worker(
-    concurrency: Annotated[int, typer.Option(help="jobs in flight at once")] = 32,
+    concurrency: Annotated[
+        int | None, typer.Option(help="jobs in flight at once (default: PIXGATE_JOB_CONCURRENCY)")
+    ] = None,
 ) -> None:
     """Run job workers only (scale-out): settlement, webhook delivery, scheduled work."""
     from pixgate.jobs.worker import Worker

@@ -56,6 +56,12 @@ class Settings(BaseSettings):
     job_lease_seconds: float = Field(
         default=60.0, gt=0, description="a running job is retaken when its worker is this late"
     )
+    # Most jobs wait (for the database, for a webhook receiver): a settlement spends its time
+    # queued for its account's row, where the more of them wait, the more go in one statement
+    # (docs/performance.md, item 18).
+    job_concurrency: int = Field(
+        default=256, ge=1, description="jobs each worker runs at once"
+    )
 
     serve_with_worker: bool = Field(
         default=True, description="`pixgate serve` runs the job worker in-process"

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Hashable
 from decimal import Decimal
+from typing import Any
 from urllib.parse import quote
 
 import httpx
 
+from pixgate.db.batches import Batcher
 from pixgate.runtime import Runtime
 from pixgate.services import accounts
 
@@ -35,3 +39,10 @@ async def bearer(client: httpx.AsyncClient, account: accounts.NewAccount) -> dic
     )
     assert response.status_code == 201, response.text
     return {"Authorization": f"Bearer {response.json()['access_token']}"}
+
+
+async def statements_waiting(batcher: Batcher[Any, Any], key: Hashable, count: int) -> None:
+    """Until `count` statements wait for the row `key` in `batcher`: the next goes as one."""
+    async with asyncio.timeout(5):
+        while len(batcher._waiting.get(key, [])) < count:  # noqa: ASYNC110 - batcher's state
+            await asyncio.sleep(0.001)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from uuid import UUID
 
 import asyncpg
 
+from pixgate.db.batches import Statement, StatementFailed
 from pixgate.db.jobs import CHANNEL as JOBS_CHANNEL
 from pixgate.db.notify import notify_after_commit
-from pixgate.db.pool import Connection
+from pixgate.db.pool import Connection, Database
 from pixgate.db.webhooks import DELIVER_JOB, DELIVER_JOB_MAX_RUNS
 from pixgate.domain.limits import Window
 
@@ -76,74 +79,121 @@ async def get(conn: Connection, transaction_id: int) -> asyncpg.Record | None:
     return await conn.fetchrow("SELECT * FROM transactions WHERE id = $1", transaction_id)
 
 
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """A payout's final state as the settling bank decided it."""
+
+    transaction_id: int
+    status: str
+    end_to_end_id: str
+    counterpart: dict[str, Any] | None
+    error_code: str | None
+    error_message: str | None
+    processed_at: datetime
+    event_type: str
+
+
 async def settle_payout(
-    conn: Connection,
-    transaction_id: int,
-    *,
-    status: str,
-    end_to_end_id: str,
-    counterpart: dict[str, Any] | None,
-    error_code: str | None,
-    error_message: str | None,
-    processed_at: datetime,
-    event_type: str,
+    db: Database, account_id: int, settlement: Settlement
 ) -> asyncpg.Record | None:
-    """PENDING -> final once, its event, the hold posted or voided: ONE round trip.
+    """PENDING -> final once, its event, the hold posted or voided: the `settle_payout()`
+    function (migration 0008), its own transaction.
 
-    The `settle_payout()` function (migration 0008), called outside a transaction. None when
-    another run already finished it (nothing written)."""
-    row = await conn.fetchrow(
-        "SELECT account_id, status, jobs FROM settle_payout($1, $2, $3, $4, $5, $6, $7, $8, $9,"
-        " $10)",
-        transaction_id, status, end_to_end_id, counterpart, error_code, error_message,
-        processed_at, event_type, DELIVER_JOB, DELIVER_JOB_MAX_RUNS,
+    Settlements of one account that arrive while its row is busy go in one statement
+    (`db.batches`), ahead of the account's new cash-outs (`row_queue`'s urgent work). None
+    when another run already finished it (nothing written)."""
+    return await db.batcher(SETTLE_PAYOUTS).submit(("account", account_id), settlement)
+
+
+async def _send_settlements(
+    conn: Connection, settlements: Sequence[Settlement]
+) -> list[asyncpg.Record | Exception | None]:
+    rows = await conn.fetch(
+        "SELECT * FROM settle_payouts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ORDER BY ord",
+        [s.transaction_id for s in settlements], [s.status for s in settlements],
+        [s.end_to_end_id for s in settlements], [s.counterpart for s in settlements],
+        [s.error_code for s in settlements], [s.error_message for s in settlements],
+        [s.processed_at for s in settlements], [s.event_type for s in settlements],
+        DELIVER_JOB, DELIVER_JOB_MAX_RUNS,
     )
-    if row is not None and row["jobs"]:
+    if any(row["jobs"] for row in rows):
         notify_after_commit(conn, JOBS_CHANNEL)
-    return row
+    return [
+        StatementFailed(row["err_state"], row["err_message"]) if row["err_state"]
+        else row if row["account_id"] is not None
+        else None
+        for row in rows
+    ]
 
 
-async def hold_payout(
-    conn: Connection,
-    *,
-    account_id: int,
-    kind: str,
-    external_id: str,
-    amount: int,
-    fee: int,
-    pix_key: str,
-    pix_key_type: str,
-    description: str | None,
-    details: dict[str, Any],
-    created_at: datetime,
-    job_kind: str,
-    run_at: datetime,
-    terms: asyncpg.Record,
-    limits: Window,
-) -> asyncpg.Record | None:
-    """The PENDING row, its settlement job, the hold and the limit count: ONE round trip.
+SETTLE_PAYOUTS = Statement(_send_settlements, urgent=True)
 
-    Call it outside a transaction: the statement is its own, committed on return or rolled
-    back with a PayoutRefused. `terms` is the account row the fee and limits were computed
-    from; if the locked row differs, the refusal's reason is "terms". None: the externalId
-    was already used (nothing written).
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """A payout to hold: its PENDING row and settlement job, priced from `terms`."""
+
+    account_id: int
+    kind: str
+    external_id: str
+    amount: int
+    fee: int
+    pix_key: str
+    pix_key_type: str
+    description: str | None
+    details: dict[str, Any]
+    created_at: datetime
+    job_kind: str
+    run_at: datetime
+    terms: asyncpg.Record
+    limits: Window
+
+
+async def hold_payout(db: Database, hold: Hold) -> asyncpg.Record | None:
+    """The PENDING row, its settlement job, the hold and the limit count: the
+    `hold_payout()` function (migration 0007), its own transaction.
+
+    Holds of one account that arrive while its row is busy go in one statement
+    (`db.batches`), each rolled back alone if refused. `hold.terms` is the account row the fee
+    and limits were computed from; if the locked row differs, the refusal's reason is
+    "terms". Raises PayoutRefused; None: the externalId was already used (nothing written).
     """
-    try:
-        row = await conn.fetchrow(
-            "SELECT * FROM hold_payout($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
-            " $14, $15, $16, $17, $18, $19, $20)",
-            account_id, kind, external_id, amount, fee, pix_key, pix_key_type, description,
-            details, created_at, job_kind, run_at, terms["fees"],
-            [terms["transaction_limit"], terms["daily_limit"], terms["night_limit"]],
-            limits.per_transaction, limits.daily, limits.nightly, limits.bucket,
-            limits.day_start, limits.night_start,
-        )
-    except asyncpg.PostgresError as exc:
-        reason = REFUSALS.get(exc.sqlstate)
-        if reason is None:
-            raise
-        detail = exc.detail
-        raise PayoutRefused(reason, int(detail) if detail else None) from None
-    if row is not None:
+    return await db.batcher(HOLD_PAYOUTS).submit(("account", hold.account_id), hold)
+
+
+async def _send_holds(
+    conn: Connection, holds: Sequence[Hold]
+) -> list[asyncpg.Record | Exception | None]:
+    rows = await conn.fetch(
+        "SELECT * FROM hold_payouts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
+        " $14, $15, $16, $17, $18, $19, $20) ORDER BY ord",
+        holds[0].account_id, [h.kind for h in holds], [h.external_id for h in holds],
+        [h.amount for h in holds], [h.fee for h in holds], [h.pix_key for h in holds],
+        [h.pix_key_type for h in holds], [h.description for h in holds],
+        [h.details for h in holds], [h.created_at for h in holds], [h.job_kind for h in holds],
+        [h.run_at for h in holds], [h.terms["fees"] for h in holds],
+        [
+            [h.terms["transaction_limit"], h.terms["daily_limit"], h.terms["night_limit"]]
+            for h in holds
+        ],
+        [h.limits.per_transaction for h in holds], [h.limits.daily for h in holds],
+        [h.limits.nightly for h in holds], [h.limits.bucket for h in holds],
+        [h.limits.day_start for h in holds], [h.limits.night_start for h in holds],
+    )
+    if any(row["id"] is not None for row in rows):
         notify_after_commit(conn, JOBS_CHANNEL)
-    return row
+    return [_hold_outcome(row) for row in rows]
+
+
+def _hold_outcome(row: asyncpg.Record) -> asyncpg.Record | Exception | None:
+    state: str | None = row["err_state"]
+    if state is None:
+        return row if row["id"] is not None else None
+    reason = REFUSALS.get(state)
+    if reason is None:
+        return StatementFailed(state, row["err_message"])
+    detail = row["err_detail"]
+    return PayoutRefused(reason, int(detail) if detail else None)
+
+
+HOLD_PAYOUTS = Statement(_send_holds)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import asyncpg
 import orjson
 
+from pixgate.db.batches import Batcher, Item, Result, Statement
 from pixgate.db.notify import Notifier, take_requests
 from pixgate.db.row_queue import RowQueues
 
@@ -52,6 +53,7 @@ class Database:
     def __init__(self, pool: Pool) -> None:
         self.pool = pool
         self._queues = RowQueues()
+        self._batchers: dict[Statement[Any, Any], Batcher[Any, Any]] = {}
         self.notifier = Notifier(pool)
 
     @classmethod
@@ -95,6 +97,14 @@ class Database:
                 yield conn
         finally:
             self._queues.leave(key)
+
+    def batcher(self, statement: Statement[Item, Result]) -> Batcher[Item, Result]:
+        """This pool's one batcher for `statement`: statements that lock a hot row, sent
+        together while the row is busy (see `batches`)."""
+        batcher = self._batchers.get(statement)
+        if batcher is None:
+            batcher = self._batchers[statement] = Batcher(self, statement)
+        return batcher
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[Connection]:

@@ -118,10 +118,10 @@ async def _run_one(rt: Runtime, worker: str, row: asyncpg.Record) -> bool:
 class Worker:
     """A long-running loop; several run side by side in one or many processes."""
 
-    def __init__(self, rt: Runtime, *, concurrency: int = 32) -> None:
+    def __init__(self, rt: Runtime, *, concurrency: int | None = None) -> None:
         self.rt = rt
         self.name = worker_name()
-        self.concurrency = concurrency
+        self.concurrency = concurrency or rt.settings.job_concurrency
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self._finished: list[int] = []

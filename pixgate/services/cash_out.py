@@ -133,11 +133,10 @@ async def hold_pending(
     """The PENDING row, its settlement job, the hold and the limit count, in one statement.
 
     `payments.hold_payout` is one round trip and its own transaction (it was seven round
-    trips, the largest single share of the API's CPU per cash-out). The fee and limits are priced
-    from this process's copy of the account's terms, which the statement compares with the
-    locked row: a stale copy is re-read and the payout tried again. Cash-outs of one account
-    queue for its row in this process first (`db.row_queue`), not in PostgreSQL's lock
-    manager.
+    trips, the largest single share of the API's CPU per cash-out), shared with the other
+    cash-outs of the account that wait for its row meanwhile (`db.batches`). The fee and
+    limits are priced from this process's copy of the account's terms, which the statement
+    compares with the locked row: a stale copy is re-read and the payout tried again.
     """
     now = rt.clock.now()
     run_at = now + timedelta(
@@ -150,9 +149,9 @@ async def hold_pending(
         fee = fees.of(rt.settings, terms["fees"], FEE_KEY, payout.amount)
         window = limits.window(rt.settings, terms, now)
         try:
-            async with rt.db.queued(("account", account_id)) as conn:
-                row = await payments.hold_payout(
-                    conn,
+            row = await payments.hold_payout(
+                rt.db,
+                payments.Hold(
                     account_id=account_id,
                     kind=payout.kind,
                     external_id=payout.external_id,
@@ -167,7 +166,8 @@ async def hold_pending(
                     run_at=run_at,
                     terms=terms,
                     limits=window,
-                )
+                ),
+            )
         except payments.PayoutRefused as refused:
             if refused.reason == "terms":
                 rt.account_terms.forget(account_id)

@@ -26,12 +26,13 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
     if row is None or row["status"] != "PENDING" or row["operation"] != "WITHDRAW":
         return
     result = await _ask_the_bank(rt, row)
-    # one statement that locks the account row: queued for it ahead of new cash-outs, so
-    # accepted payouts are settled before more are accepted (row_queue)
-    async with rt.db.queued(("account", row["account_id"]), urgent=True) as conn:
-        await payments.settle_payout(
-            conn,
-            transaction_id,
+    # sent with the account's other settlements waiting meanwhile, ahead of its new
+    # cash-outs: accepted payouts are settled before more are accepted (db.batches)
+    await payments.settle_payout(
+        rt.db,
+        row["account_id"],
+        payments.Settlement(
+            transaction_id=transaction_id,
             status=result.status,
             end_to_end_id=result.end_to_end_id,
             counterpart=counterpart_of(result.counterpart),
@@ -39,7 +40,8 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
             error_message=result.error_message,
             processed_at=rt.clock.now(),
             event_type="cash_out",
-        )
+        ),
+    )
 
 
 async def _ask_the_bank(rt: Runtime, row: asyncpg.Record) -> PaymentResult:

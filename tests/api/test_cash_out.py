@@ -12,10 +12,11 @@ import httpx
 import pytest
 
 from pixgate.clock import FixedClock
+from pixgate.db import payments
 from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import accounts, payouts
-from tests.helpers import bearer, make_account
+from tests.helpers import bearer, make_account, statements_waiting
 
 PATH = "/api/pix/cash-out"
 CPF = "52998224725"
@@ -203,6 +204,53 @@ class TestConcurrency:
                 "existingTransactionId": created[0].json()["transactionId"]}
         assert await count_transactions(rt, account.account_id) == 1
         assert await balance(rt, account.account_id) == (9900, 100)
+
+
+class TestBatchedPerAccount:
+    """Cash-outs (and settlements) of one account that wait for its row go in one statement
+    (`db.batches`); each is still answered as if it had gone alone."""
+
+    async def test_waiting_cash_outs_are_held_refused_and_deduplicated_one_by_one(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="30.00")
+        headers = await bearer(client, account)
+        key = ("account", account.account_id)
+        bodies = [order(10), order(10, "twice"), order(10, "twice"), order(10), order(10)]
+        async with rt.db.queued(key):
+            calls = [asyncio.create_task(client.post(PATH, json=body, headers=headers))
+                     for body in bodies]
+            await statements_waiting(rt.db.batcher(payments.HOLD_PAYOUTS), key, len(bodies))
+        responses = await asyncio.gather(*calls)
+        assert sorted(r.status_code for r in responses) == [201, 201, 201, 400, 400]
+        assert sorted(r.json()["code"] for r in responses if r.status_code == 400) == [
+            "PIX_DUPLICATE_EXTERNAL_ID", "PIX_INSUFFICIENT_BALANCE"]
+        assert await balance(rt, account.account_id) == (0, 3000)
+        assert await count_transactions(rt, account.account_id) == 3
+        await drain(rt)
+        assert await balance(rt, account.account_id) == (0, 0)
+
+    async def test_waiting_settlements_each_settle_once(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="30.00")
+        headers = await bearer(client, account)
+        created = [await client.post(PATH, json=order(10), headers=headers) for _ in range(3)]
+        ids = [(await stored(rt, r.json()["transactionId"]))["id"] for r in created]
+        key = ("account", account.account_id)
+        async with rt.db.queued(key):
+            # the same payout twice in one statement: the second finds it settled
+            calls = [asyncio.create_task(payouts.settle(rt, i)) for i in [*ids, ids[0]]]
+            await statements_waiting(
+                rt.db.batcher(payments.SETTLE_PAYOUTS), key, len(ids) + 1)
+        await asyncio.gather(*calls)
+        assert await balance(rt, account.account_id) == (0, 0)
+        async with rt.db.connection() as conn:
+            assert await conn.fetchval(
+                "SELECT count(*) FROM transactions WHERE id = ANY($1) AND status = 'CONFIRMED'",
+                ids) == 3
+            assert await conn.fetchval(
+                "SELECT count(*) FROM events WHERE transaction_id = ANY($1)", ids) == 3
 
 
 class TestSettlementErrors:

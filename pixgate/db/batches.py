@@ -1,0 +1,114 @@
+"""Statements for one hot row that arrive while one is in flight go together in the next.
+
+Every cash-out and every settlement of an account locks the account's row until its COMMIT,
+so they run one at a time (`row_queue`), each paying a round trip, a function call, a
+commit and an fsync. Under load the requests for a busy account wait for the row anyway;
+here they wait in a list instead, and whoever gets the row next sends them all in one
+statement (`hold_payouts()` / `settle_payouts()`, migration 0009). Nobody waits for a batch
+to fill: a lone request goes alone, as soon as the row is free.
+
+Each element is its own subtransaction in that statement, so one refusal does not undo the
+others, and each caller gets its own result or exception. If the statement itself fails
+(the connection broke), every caller of that batch gets the exception, as a lone caller
+would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import Awaitable, Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from pixgate.db.pool import Connection, Database
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+# One result per item, in order: the value for its caller, or the exception it raises.
+Send = Callable[["Connection", Sequence[Item]], Awaitable[Sequence["Result | Exception"]]]
+
+# Each element is a subtransaction; PostgreSQL keeps up to 64 of a transaction's
+# subtransaction ids in shared memory before every snapshot gets slower.
+MAX_ITEMS = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Statement(Generic[Item, Result]):
+    """How a batch is sent; `urgent` batches finish accepted work and go first (`row_queue`)."""
+
+    send: Send[Item, Result]
+    urgent: bool = False
+
+
+class StatementFailed(Exception):
+    """An element of a batch failed with an error its caller does not expect."""
+
+    def __init__(self, sqlstate: str, message: str) -> None:
+        super().__init__(f"{sqlstate}: {message}")
+        self.sqlstate = sqlstate
+
+
+class Batcher(Generic[Item, Result]):
+    """Collects items per hot row and sends them with `send`, one batch at a time per row."""
+
+    def __init__(
+        self, db: Database, statement: Statement[Item, Result], *, max_items: int = MAX_ITEMS
+    ) -> None:
+        self._db = db
+        self._send = statement.send
+        self._urgent = statement.urgent
+        self._max_items = max_items
+        self._waiting: dict[Hashable, list[tuple[Item, asyncio.Future[Result]]]] = {}
+        self._leaders: set[asyncio.Task[None]] = set()
+
+    async def submit(self, key: Hashable, item: Item) -> Result:
+        """Send `item` in the next statement for row `key`; its result, or its exception."""
+        result: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
+        waiting = self._waiting.get(key)
+        if waiting is None:
+            waiting = self._waiting[key] = []
+            # a context of its own: the leader serves many requests, it logs as none of them
+            leader = asyncio.create_task(self._lead(key, waiting), context=contextvars.Context())
+            self._leaders.add(leader)
+            leader.add_done_callback(self._leaders.discard)
+        waiting.append((item, result))
+        return await result
+
+    async def _lead(
+        self, key: Hashable, waiting: list[tuple[Item, asyncio.Future[Result]]]
+    ) -> None:
+        """Until nobody waits for `key`: take the row, then everything waiting, and send it."""
+        batch: list[tuple[Item, asyncio.Future[Result]]] = []
+        try:
+            while waiting:
+                batch = []
+                try:
+                    async with self._db.queued(key, urgent=self._urgent) as conn:
+                        batch = waiting[: self._max_items]
+                        del waiting[: self._max_items]
+                        results = await self._send(conn, [item for item, _ in batch])
+                except Exception as exc:
+                    if not batch:  # the row or a connection could not be had: nobody goes
+                        batch = waiting[:]
+                        waiting.clear()
+                    for _, future in batch:
+                        _fail(future, exc)
+                    continue
+                for (_, future), outcome in zip(batch, results, strict=True):
+                    if isinstance(outcome, Exception):
+                        _fail(future, outcome)
+                    elif not future.done():
+                        future.set_result(outcome)
+                batch = []
+        finally:
+            # empty unless this task was cancelled (shutdown): its callers are cancelled too
+            for _, future in [*batch, *waiting]:
+                future.cancel()
+            del self._waiting[key]
+
+
+def _fail(future: asyncio.Future[Result], exc: BaseException) -> None:
+    if not future.done():
+        future.set_exception(exc)
