@@ -123,11 +123,13 @@ def worker(
     ] = None,
 ) -> None:
     """Run job workers only (scale-out): settlement, webhook delivery, scheduled work."""
+    from pixgate.gc_tuning import tune_for_serving
     from pixgate.jobs.worker import Worker
     from pixgate.logging import configure
 
     settings = Settings()
     configure(json=settings.log_json, level=settings.log_level)
+    tune_for_serving()
 
     async def loop(rt: Runtime) -> None:
         runner = Worker(rt, concurrency=concurrency)

@@ -87,8 +87,11 @@ def create_app(
 
 def app_from_environment() -> FastAPI:
     """uvicorn's factory for `pixgate serve`: settings from the environment the CLI prepared."""
+    from pixgate.gc_tuning import tune_for_serving
     from pixgate.logging import configure
 
     settings = Settings()
     configure(json=settings.log_json, level=settings.log_level)
-    return create_app(settings, with_worker=settings.serve_with_worker)
+    app = create_app(settings, with_worker=settings.serve_with_worker)
+    tune_for_serving()
+    return app

@@ -9,7 +9,6 @@ limits). A second run of the same job changes nothing.
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 import asyncpg
@@ -74,15 +73,14 @@ def counterpart_of(holder: KeyHolder | None) -> dict[str, Any] | None:
     """The stored counterpart (document unmasked; lists and webhooks mask it)."""
     if holder is None:
         return None
-    data = asdict(holder)
     return {
-        "name": data["name"],
-        "document": data["document"],
+        "name": holder.name,
+        "document": holder.document,
         "bank": {
-            "bankISPB": data["ispb"],
-            "bankName": data["bank_name"],
-            "bankCode": data["bank_code"],
-            "accountBranch": data["branch"],
-            "accountNumber": data["account_number"],
+            "bankISPB": holder.ispb,
+            "bankName": holder.bank_name,
+            "bankCode": holder.bank_code,
+            "accountBranch": holder.branch,
+            "accountNumber": holder.account_number,
         },
     }
