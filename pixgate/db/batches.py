@@ -1,4 +1,5 @@
-"""Statements for one hot row that arrive while one is in flight go together in the next.
+"""Statements for one hot row (or one table) that arrive while one is in flight go together
+in the next.
 
 Every cash-out and every settlement of an account locks the account's row until its COMMIT,
 so they run one at a time (`row_queue`), each paying a round trip, a function call, a
@@ -21,6 +22,8 @@ from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+import asyncpg
+
 if TYPE_CHECKING:
     from pixgate.db.pool import Connection, Database
 
@@ -29,9 +32,10 @@ Result = TypeVar("Result")
 # One result per item, in order: the value for its caller, or the exception it raises.
 Send = Callable[["Connection", Sequence[Item]], Awaitable[Sequence["Result | Exception"]]]
 
-# Each element is a subtransaction; PostgreSQL keeps up to 64 of a transaction's
+# Each element of a write is a subtransaction; PostgreSQL keeps up to 64 of a transaction's
 # subtransaction ids in shared memory before every snapshot gets slower.
 MAX_ITEMS = 32
+MAX_READS = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +44,20 @@ class Statement(Generic[Item, Result]):
 
     send: Send[Item, Result]
     urgent: bool = False
+    max_items: int = MAX_ITEMS
+
+
+def read_by_key(query: str, column: str) -> Statement[Hashable, asyncpg.Record | None]:
+    """Reads of one row by its key, batched: `query` takes the array of keys as $1 and
+    returns at most one row per key, whose key is in `column`. The settlement jobs read their
+    payouts and destination keys by the hundred: one round trip for all that wait instead
+    of one each (docs/performance.md, item 20)."""
+
+    async def send(conn: Connection, keys: Sequence[Hashable]) -> list[asyncpg.Record | None]:
+        found = {row[column]: row for row in await conn.fetch(query, list(keys))}
+        return [found.get(key) for key in keys]
+
+    return Statement(send, max_items=MAX_READS)
 
 
 class StatementFailed(Exception):
@@ -51,15 +69,14 @@ class StatementFailed(Exception):
 
 
 class Batcher(Generic[Item, Result]):
-    """Collects items per hot row and sends them with `send`, one batch at a time per row."""
+    """Collects items per key (a hot row, a table) and sends them with `send`, one batch at a
+    time per key."""
 
-    def __init__(
-        self, db: Database, statement: Statement[Item, Result], *, max_items: int = MAX_ITEMS
-    ) -> None:
+    def __init__(self, db: Database, statement: Statement[Item, Result]) -> None:
         self._db = db
         self._send = statement.send
         self._urgent = statement.urgent
-        self._max_items = max_items
+        self._max_items = statement.max_items
         self._waiting: dict[Hashable, list[tuple[Item, asyncio.Future[Result]]]] = {}
         self._leaders: set[asyncio.Task[None]] = set()
 

@@ -10,7 +10,7 @@ from uuid import UUID
 
 import asyncpg
 
-from pixgate.db.batches import Statement, StatementFailed
+from pixgate.db.batches import Statement, StatementFailed, read_by_key
 from pixgate.db.jobs import CHANNEL as JOBS_CHANNEL
 from pixgate.db.notify import notify_after_commit
 from pixgate.db.pool import Connection, Database
@@ -75,8 +75,12 @@ async def insert_pending(
     )
 
 
-async def get(conn: Connection, transaction_id: int) -> asyncpg.Record | None:
-    return await conn.fetchrow("SELECT * FROM transactions WHERE id = $1", transaction_id)
+TRANSACTIONS_BY_ID = read_by_key("SELECT * FROM transactions WHERE id = ANY($1::bigint[])", "id")
+
+
+async def get(db: Database, transaction_id: int) -> asyncpg.Record | None:
+    """A transaction by its primary key, read with the others asked for meanwhile."""
+    return await db.batcher(TRANSACTIONS_BY_ID).submit("transactions", transaction_id)
 
 
 @dataclass(frozen=True, slots=True)

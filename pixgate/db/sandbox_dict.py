@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncpg
 
-from pixgate.db.pool import Connection
+from pixgate.db.batches import read_by_key
+from pixgate.db.pool import Connection, Database
 from pixgate.provider.base import KeyHolder
 
 
@@ -27,5 +28,9 @@ async def upsert(conn: Connection, holder: KeyHolder, *, account_id: int) -> Non
     )
 
 
-async def get(conn: Connection, key: str) -> asyncpg.Record | None:
-    return await conn.fetchrow("SELECT * FROM sandbox_dict_keys WHERE key = $1", key)
+KEYS = read_by_key("SELECT * FROM sandbox_dict_keys WHERE key = ANY($1::text[])", "key")
+
+
+async def get(db: Database, key: str) -> asyncpg.Record | None:
+    """A key's entry, read with the others asked for meanwhile (every settlement asks)."""
+    return await db.batcher(KEYS).submit("sandbox_dict_keys", key)

@@ -36,8 +36,7 @@ class SandboxBank:
         self.db = db
 
     async def lookup_key(self, key: str, key_type: str) -> KeyHolder | None:
-        async with self.db.connection() as conn:
-            row = await sandbox_dict.get(conn, key)
+        row = await sandbox_dict.get(self.db, key)
         if row is None:
             return None
         return KeyHolder(

@@ -20,8 +20,7 @@ from pixgate.services import dict_transfer
 
 
 async def settle(rt: Runtime, transaction_id: int) -> None:
-    async with rt.db.connection() as conn:
-        row = await payments.get(conn, transaction_id)
+    row = await payments.get(rt.db, transaction_id)
     if row is None or row["status"] != "PENDING" or row["operation"] != "WITHDRAW":
         return
     result = await _ask_the_bank(rt, row)

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from pixgate.db.batches import Batcher, Statement
+from pixgate.db.batches import Batcher, Statement, read_by_key
 from pixgate.db.pool import Connection
 from pixgate.runtime import Runtime
-from tests.helpers import statements_waiting
+from tests.helpers import make_account, statements_waiting
 
 KEY = ("account", -1)
 
@@ -80,7 +80,7 @@ async def test_a_broken_statement_fails_its_batch_only(rt: Runtime) -> None:
 
 async def test_no_more_than_max_items_per_statement(rt: Runtime) -> None:
     send = Recorder()
-    batcher = Batcher(rt.db, Statement(send), max_items=2)
+    batcher = Batcher(rt.db, Statement(send, max_items=2))
     assert await submit_while_busy(rt, batcher, [1, 2, 3, 4, 5]) == [10, 20, 30, 40, 50]
     assert send.batches == [[1, 2], [3, 4], [5]]
 
@@ -109,3 +109,16 @@ async def test_cancelled_callers_of_a_stopped_leader_are_cancelled(rt: Runtime) 
             await call
     assert batcher._waiting == {}
     assert send.batches == []
+
+
+async def test_reads_by_key_waiting_together_go_in_one_query(rt: Runtime) -> None:
+    first, second = await make_account(rt, name="First"), await make_account(rt, name="Second")
+    by_id = read_by_key("SELECT id, name FROM accounts WHERE id = ANY($1::bigint[])", "id")
+    batcher = rt.db.batcher(by_id)
+    asked = [second.account_id, -5, first.account_id, second.account_id]
+    async with rt.db.queued("accounts"):
+        reads = [asyncio.create_task(batcher.submit("accounts", i)) for i in asked]
+        await statements_waiting(batcher, "accounts", len(asked))
+        assert not any(read.done() for read in reads)
+    rows = await asyncio.gather(*reads)
+    assert [row and row["name"] for row in rows] == ["Second", None, "First", "Second"]
