@@ -6,6 +6,7 @@ from typing import Any
 
 import asyncpg
 
+from pixgate.db.batches import read_by_key
 from pixgate.db.pool import Connection, Database
 
 EDITABLE = ("transaction_limit", "daily_limit", "night_limit", "fees", "split_frequency")
@@ -40,10 +41,14 @@ async def update(conn: Connection, account_id: int, changes: dict[str, Any]) -> 
     return bool(status == "UPDATE 1")
 
 
-async def balance(conn: Connection, account_id: int) -> asyncpg.Record | None:
-    return await conn.fetchrow(
-        "SELECT available, blocked FROM accounts WHERE id = $1", account_id
-    )
+BALANCES = read_by_key(
+    "SELECT id, available, blocked FROM accounts WHERE id = ANY($1::bigint[])", "id"
+)
+
+
+async def balance(db: Database, account_id: int) -> asyncpg.Record | None:
+    """An account's balances, read with the other balance reads asked for meanwhile."""
+    return await db.batcher(BALANCES).submit("accounts", account_id)
 
 
 class TermsCache:

@@ -18,8 +18,7 @@ class Balance:
 
 
 async def get(rt: Runtime, account_id: int) -> Balance:
-    async with rt.db.connection() as conn:
-        row = await account_rows.balance(conn, account_id)
+    row = await account_rows.balance(rt.db, account_id)
     if row is None:
         raise NotFound("account not found")
     return Balance(available=row["available"], blocked=row["blocked"], at=rt.clock.now())

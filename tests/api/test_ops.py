@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 
 import httpx
 import pytest
 
 from pixgate.api.app import app_from_environment
+from pixgate.db import accounts as account_rows
 from pixgate.runtime import Runtime
-from tests.helpers import bearer, make_account
+from tests.helpers import bearer, make_account, statements_waiting
 
 
 async def test_healthz(client: httpx.AsyncClient) -> None:
@@ -81,6 +83,20 @@ async def test_balances_both_shapes_from_one_ledger(
     assert standard["netBalance"] == 1000.0
     assert standard["blockedBalance"] == 0.0
     assert standard["consultedAt"].endswith("Z")
+
+
+async def test_balance_reads_batched_together_each_see_their_own_account(
+    rt: Runtime, client: httpx.AsyncClient
+) -> None:
+    """Concurrent balance reads go in one query (db.batches); each answer is the caller's."""
+    accounts = [await make_account(rt, balance=f"{n}.00") for n in (10, 20, 30)]
+    headers = [await bearer(client, account) for account in accounts]
+    async with rt.db.queued("accounts"):
+        reads = [asyncio.create_task(client.get("/accounts/balances", headers=h))
+                 for h in headers * 2]
+        await statements_waiting(rt.db.batcher(account_rows.BALANCES), "accounts", len(reads))
+    answers = [(await read).json()["data"][0]["balanceAmount"]["available"] for read in reads]
+    assert answers == [10.0, 20.0, 30.0] * 2
 
 
 async def test_balances_require_a_token(client: httpx.AsyncClient) -> None:
