@@ -106,18 +106,19 @@ class Batcher(Generic[Item, Result]):
                         batch = waiting[: self._max_items]
                         del waiting[: self._max_items]
                         results = await self._send(conn, [item for item, _ in batch])
+                        # answered before the connection goes back: a failure after the
+                        # statement committed must not turn its answers into errors
+                        for (_, future), outcome in zip(batch, results, strict=True):
+                            if isinstance(outcome, Exception):
+                                _fail(future, outcome)
+                            elif not future.done():
+                                future.set_result(outcome)
                 except Exception as exc:
                     if not batch:  # the row or a connection could not be had: nobody goes
                         batch = waiting[:]
                         waiting.clear()
                     for _, future in batch:
                         _fail(future, exc)
-                    continue
-                for (_, future), outcome in zip(batch, results, strict=True):
-                    if isinstance(outcome, Exception):
-                        _fail(future, outcome)
-                    elif not future.done():
-                        future.set_result(outcome)
                 batch = []
         finally:
             # empty unless this task was cancelled (shutdown): its callers are cancelled too
