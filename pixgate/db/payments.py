@@ -101,7 +101,7 @@ async def settle_payout(
     db: Database, account_id: int, settlement: Settlement
 ) -> asyncpg.Record | None:
     """PENDING -> final once, its event, the hold posted or voided: the `settle_payout()`
-    function (migration 0008), its own transaction.
+    function (migration 0008), run by `settle_payouts()` (0009) in a transaction it may share.
 
     Settlements of one account that arrive while its row is busy go in one statement
     (`db.batches`), ahead of the account's new cash-outs (`row_queue`'s urgent work). None
@@ -155,7 +155,8 @@ class Hold:
 
 async def hold_payout(db: Database, hold: Hold) -> asyncpg.Record | None:
     """The PENDING row, its settlement job, the hold and the limit count: the
-    `hold_payout()` function (migration 0007), its own transaction.
+    `hold_payout()` function (migration 0007), run by `hold_payouts()` (0009) in a
+    transaction it may share.
 
     Holds of one account that arrive while its row is busy go in one statement
     (`db.batches`), each rolled back alone if refused. `hold.terms` is the account row the fee
