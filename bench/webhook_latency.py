@@ -174,6 +174,7 @@ def main() -> int:
             asyncio.run(
                 open_loop(gateway.base, bearers, args.rate, min(2.0, args.duration))
             )  # warm-up
+            measured_from = time.time()
             statuses = asyncio.run(open_loop(gateway.base, bearers, args.rate, args.duration))
             sent = sum(statuses.values())
             expected = asyncio.run(
@@ -193,7 +194,7 @@ def main() -> int:
         commit_to_arrival, create_to_commit = [], []
         for row in rows:
             times = arrivals.get(row["message_id"])
-            if times:
+            if times and row["created"] >= measured_from:  # the warm-up's are not measured
                 commit_to_arrival.append((min(times) - row["committed"]) * 1000)
                 create_to_commit.append((row["committed"] - row["created"]) * 1000)
         duplicates = sum(len(t) - 1 for t in arrivals.values())
