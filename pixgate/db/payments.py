@@ -169,6 +169,7 @@ async def hold_payout(db: Database, hold: Hold) -> asyncpg.Record | None:
 async def _send_holds(
     conn: Connection, holds: Sequence[Hold]
 ) -> list[asyncpg.Record | Exception | None]:
+    # one batch is one account's: hold_payout() submits under the key of hold.account_id
     rows = await conn.fetch(
         "SELECT * FROM hold_payouts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
         " $14, $15, $16, $17, $18, $19, $20) ORDER BY ord",

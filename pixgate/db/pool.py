@@ -99,8 +99,8 @@ class Database:
             self._queues.leave(key)
 
     def batcher(self, statement: Statement[Item, Result]) -> Batcher[Item, Result]:
-        """This pool's one batcher for `statement`: statements that lock a hot row, sent
-        together while the row is busy (see `batches`)."""
+        """This pool's one batcher for `statement`: statements for one key (a hot row, or
+        reads of one table) sent together while one is in flight (see `batches`)."""
         batcher = self._batchers.get(statement)
         if batcher is None:
             batcher = self._batchers[statement] = Batcher(self, statement)
