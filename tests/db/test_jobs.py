@@ -1,0 +1,114 @@
+"""One claim takes due jobs in order, retakes jobs whose worker's lease ran out, and marks the
+claimer's finished jobs done, all in one statement."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from pixgate.db import jobs
+from pixgate.runtime import Runtime
+
+
+async def add(rt: Runtime, kind: str = "test.a", *, run_in: float = -1.0, n: int = 0) -> int:
+    async with rt.db.begin() as conn:
+        return await jobs.enqueue(
+            conn, kind, run_at=datetime.now(UTC) + timedelta(seconds=run_in), n=n
+        )
+
+
+async def claim(
+    rt: Runtime, worker: str = "w1", *, limit: int = 10, kinds: list[str] | None = None,
+    finished: list[int] | None = None,
+) -> jobs.Claimed:
+    async with rt.db.connection() as conn:
+        return await jobs.claim(
+            conn, worker=worker, limit=limit, lease_seconds=60, kinds=kinds, finished=finished
+        )
+
+
+async def job_row(rt: Runtime, job_id: int) -> dict[str, object]:
+    async with rt.db.connection() as conn:
+        row = await conn.fetchrow(
+            "SELECT status, attempts, locked_by FROM jobs WHERE id = $1", job_id
+        )
+    assert row is not None
+    return dict(row)
+
+
+async def test_due_jobs_come_oldest_first_up_to_the_limit(rt: Runtime) -> None:
+    late = await add(rt, run_in=-1)
+    early = await add(rt, run_in=-3)
+    middle = await add(rt, run_in=-2)
+    first = await claim(rt, limit=2)
+    assert {row["id"] for row in first.jobs} == {early, middle}
+    assert [row["attempts"] for row in first.jobs] == [1, 1]
+    second = await claim(rt, "w2", limit=2)
+    assert [row["id"] for row in second.jobs] == [late]
+    assert (await claim(rt, "w3")).jobs == []
+    assert await job_row(rt, late) == {"status": "running", "attempts": 1, "locked_by": "w2"}
+
+
+async def test_a_job_not_due_is_left_and_its_time_told(rt: Runtime) -> None:
+    later = await add(rt, run_in=30)
+    claimed = await claim(rt)
+    assert claimed.jobs == []
+    async with rt.db.connection() as conn:
+        run_at = await conn.fetchval("SELECT run_at FROM jobs WHERE id = $1", later)
+    assert claimed.next_at == run_at
+
+
+async def test_a_job_whose_lease_ran_out_is_retaken_and_a_live_one_is_not(rt: Runtime) -> None:
+    stale = await add(rt)
+    live = await add(rt)
+    await claim(rt, "dead-worker")
+    async with rt.db.connection() as conn:
+        await conn.execute(
+            "UPDATE jobs SET locked_until = now() - interval '1 second' WHERE id = $1", stale
+        )
+    retaken = await claim(rt, "w2")
+    assert [(row["id"], row["attempts"]) for row in retaken.jobs] == [(stale, 2)]
+    assert (await job_row(rt, live))["locked_by"] == "dead-worker"
+
+
+async def test_due_and_retaken_jobs_share_the_limit(rt: Runtime) -> None:
+    stale = [await add(rt) for _ in range(2)]
+    await claim(rt, "dead-worker")
+    async with rt.db.connection() as conn:
+        await conn.execute(
+            "UPDATE jobs SET locked_until = now() - interval '1 second' WHERE id = ANY($1)", stale
+        )
+    fresh = await add(rt)
+    claimed = await claim(rt, "w2", limit=2)
+    ids = {row["id"] for row in claimed.jobs}
+    assert len(ids) == 2 and fresh in ids and len(ids & set(stale)) == 1
+    assert len((await claim(rt, "w3", limit=2)).jobs) == 1
+
+
+async def test_only_the_kinds_asked_for(rt: Runtime) -> None:
+    wanted = await add(rt, "test.b")
+    other = await add(rt, "test.a")
+    claimed = await claim(rt, kinds=["test.b"])
+    assert [row["id"] for row in claimed.jobs] == [wanted]
+    assert (await job_row(rt, other))["status"] == "queued"
+
+
+async def test_finished_jobs_are_marked_done_by_their_own_worker_only(rt: Runtime) -> None:
+    mine = await add(rt)
+    await claim(rt, "w1")
+    theirs = await add(rt)
+    await claim(rt, "w2")
+    await claim(rt, "w1", finished=[mine, theirs])
+    assert (await job_row(rt, mine))["status"] == "done"
+    assert (await job_row(rt, theirs))["status"] == "running"
+
+
+async def test_a_job_finished_in_this_claim_is_not_retaken_by_it(rt: Runtime) -> None:
+    expired = await add(rt)
+    await claim(rt, "w1")
+    async with rt.db.connection() as conn:
+        await conn.execute(
+            "UPDATE jobs SET locked_until = now() - interval '1 second' WHERE id = $1", expired
+        )
+    claimed = await claim(rt, "w1", finished=[expired])
+    assert claimed.jobs == []
+    assert (await job_row(rt, expired))["status"] == "done"
