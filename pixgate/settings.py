@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     webhook_api_enabled: bool = False
     allow_insecure_webhooks: bool = False
     webhook_timeout_s: float = 10.0
+    webhook_concurrency_per_destination: int = Field(
+        default=16, ge=1, description="webhook POSTs in flight to one host and port, per process"
+    )
     rate_limit_storage: str = "memory://"
     webhook_secret_overlap_s: float = Field(
         default=86400.0, ge=0, description="a rotated-out webhook secret keeps signing this long"

@@ -16,7 +16,8 @@ import random
 import socket
 import time
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -114,6 +115,40 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient
 )
 
 
+@dataclass(slots=True)
+class _Gate:
+    slots: asyncio.Semaphore
+    users: int = 0
+
+
+_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[rules.Destination, _Gate]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@asynccontextmanager
+async def _destination_slot(destination: rules.Destination, limit: int) -> AsyncIterator[None]:
+    """At most `limit` POSTs in flight to one destination from this event loop; the others
+    wait here, in arrival order.
+
+    Beyond bounding what one receiver gets at once, this keeps httpcore's pool small: the pool
+    walks all its connections for each idle one on every request and every response
+    (O(n^2)), so a burst of deliveries that opened 200 connections made every later POST
+    slower, the backlog longer and the burst larger (docs/performance.md)."""
+    gates = _gates.setdefault(asyncio.get_running_loop(), {})
+    gate = gates.get(destination)
+    if gate is None:
+        gate = gates[destination] = _Gate(asyncio.Semaphore(limit))
+    gate.users += 1
+    try:
+        async with gate.slots:
+            yield
+    finally:
+        gate.users -= 1
+        if gate.users == 0:
+            del gates[destination]
+
+
 def http_client() -> httpx.AsyncClient:
     """One pooled client per event loop (the CLI runs several loops in one process).
 
@@ -200,11 +235,14 @@ async def post(
     error: str | None = None
     retry_after: float | None = None
     try:
-        rules.parse_destination(url, allow_insecure=allow)
-        async with http_client().stream(
-            "POST", url, content=body, headers=request_headers,
-            timeout=httpx.Timeout(rt.settings.webhook_timeout_s),
-        ) as response:
+        destination = rules.parse_destination(url, allow_insecure=allow)
+        async with (
+            _destination_slot(destination, rt.settings.webhook_concurrency_per_destination),
+            http_client().stream(
+                "POST", url, content=body, headers=request_headers,
+                timeout=httpx.Timeout(rt.settings.webhook_timeout_s),
+            ) as response,
+        ):
             status_code = response.status_code
             text = await _read_excerpt(response)
             retry_after = rules.parse_retry_after(response.headers.get("retry-after"), sent_at)

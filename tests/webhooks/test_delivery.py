@@ -4,7 +4,9 @@ destination checks at delivery time, secret rotation, and a burst of 500 events.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
 from datetime import timedelta
+from typing import Any
 
 import orjson
 
@@ -15,7 +17,7 @@ from pixgate.services import events, webhooks
 from pixgate.webhooks import verify_signature
 from tests.helpers import make_account
 from tests.webhooks.conftest import insert_transaction, make_due
-from tests.webhooks.receiver import Receiver
+from tests.webhooks.receiver import STALL, Receiver
 
 
 async def _secret(rt: Runtime, account_id: int) -> str:
@@ -217,3 +219,29 @@ async def test_burst_of_500_events_none_missing(insecure: Runtime, receiver: Rec
     assert delivered == 500
     assert len({r.headers["webhook-id"] for r in receiver.received}) == 500
     assert len({orjson.loads(r.body)["transactionId"] for r in receiver.received}) == 500
+
+
+async def test_posts_beyond_the_destinations_limit_wait_and_others_do_not(
+    insecure: Runtime, receiver: Receiver
+) -> None:
+    rt = insecure
+    rt.settings = rt.settings.model_copy(update={"webhook_concurrency_per_destination": 2})
+    receiver.plan("/slow", STALL, STALL, STALL, STALL)
+    other = Receiver()
+    await other.start()
+
+    def post(url: str) -> Coroutine[Any, Any, webhooks.Attempt]:
+        return webhooks.post(rt, url=url, body=b"{}", message_id="msg_1", headers={},
+                             secrets=[])
+
+    try:
+        stalled = [asyncio.create_task(post(receiver.url("/slow"))) for _ in range(4)]
+        await receiver.wait_for(2)
+        assert (await post(other.url())).ok  # another host and port is not held up
+        assert len(receiver.at("/slow")) == 2  # the other two wait for a free slot
+        for call in stalled:
+            call.cancel()
+        await asyncio.gather(*stalled, return_exceptions=True)
+        assert (await post(receiver.url())).ok  # the cancelled ones gave their slots back
+    finally:
+        await other.stop()
