@@ -8,11 +8,16 @@ creates cash-outs at a fixed rate (open loop: the schedule does not wait for ans
 The sandbox settles each one in a `payouts.settle` job; the settlement's transaction
 writes the final state, the event and the delivery row; the `webhook.deliver` job POSTs it.
 
-Per webhook: arrival (receiver's clock) minus the transaction's processed_at (the settle
-transaction's now(), i.e. its start: the figure is an upper bound of commit-to-arrival by
-that transaction's own duration). Also shown: creation-to-settlement (how long the
-settle job waited) and, as the baseline of the same run, a direct POST from an httpx
-client to the same receiver: the floor of any webhook delivery on this machine.
+Per webhook: arrival (receiver's clock) minus the delivery row's created_at, the settling
+transaction's now(), i.e. the start of the statement that settles a batch: the figure is an
+upper bound of commit-to-arrival by that statement's own duration. (The transaction's
+processed_at is earlier still: the settle job takes it before it waits for the account's
+row.) Also shown: creation-to-settlement (how long the settle job waited) and, as the
+baseline of the same run, a direct POST from an httpx client to the same receiver: the
+floor of any webhook delivery on this machine.
+
+With `--job-workers N` the jobs run in N `pixgate worker` processes beside the API process
+(the production layout) instead of inside it (the embedded default's).
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ P50_TARGET_MS = 30.0
 
 JOIN = """
     SELECT d.message_id,
-           extract(epoch FROM coalesce(t.processed_at, e.created_at))::float8 AS committed,
+           extract(epoch FROM d.created_at)::float8 AS committed,
            extract(epoch FROM t.created_at)::float8 AS created
     FROM webhook_deliveries d
     JOIN events e ON e.id = d.event_id
@@ -141,6 +146,12 @@ def main() -> int:
         default=10,
         help="accounts the cash-outs are spread over (1: every settlement queues on one row)",
     )
+    parser.add_argument(
+        "--job-workers",
+        type=int,
+        default=0,
+        help="`pixgate worker` processes for the jobs (0: the API process runs them)",
+    )
     args = parser.parse_args()
     print(machine_summary(args.server))
     deployment = Deployment.on_server(args.server, allow_insecure_webhooks="true")
@@ -168,7 +179,7 @@ def main() -> int:
                 "--url",
                 hook,
             )
-        with running(deployment) as gateway:
+        with running(deployment, job_workers=args.job_workers) as gateway:
             bearers = [token(gateway.base, account) for account in accounts]
             baseline = asyncio.run(direct_posts(hook, 200, args.rate))
             asyncio.run(
