@@ -59,11 +59,36 @@ async def claim(
     `finished`: this worker's jobs that ran to completion since its last claim, marked done
     in the same statement, so finishing a job costs no round trip of its own. The same
     statement also tells when the next job not due yet will be, so a worker that goes idle
-    knows how long it may sleep without asking again. The statement is the `claim_jobs()`
-    function (migration 0010), which keeps it on ordered index scans.
+    knows how long it may sleep without asking again.
     """
     rows = await conn.fetch(
-        "SELECT * FROM claim_jobs($1, $2, $3, $4, $5)",
+        """
+        WITH done AS (
+            UPDATE jobs SET status = 'done', finished_at = now(), locked_until = NULL
+            WHERE id = ANY($5::bigint[]) AND locked_by = $1 AND status = 'running'
+        ), claimed AS (
+            UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
+                            locked_until = now() + make_interval(secs => $3)
+            WHERE id IN (
+                SELECT id FROM jobs
+                WHERE ((status = 'queued' AND run_at <= now())
+                       OR (status = 'running' AND locked_until < now()))
+                  AND ($4::text[] IS NULL OR kind = ANY($4))
+                  AND id <> ALL($5::bigint[])
+                ORDER BY run_at
+                LIMIT $2
+                FOR UPDATE SKIP LOCKED
+            )
+            RETURNING id, kind, args, attempts, max_attempts
+        )
+        SELECT id, kind, args, attempts, max_attempts, NULL::timestamptz AS next_at
+        FROM claimed
+        UNION ALL
+        SELECT NULL::bigint, NULL::text, NULL::jsonb, NULL::int, NULL::int,
+               (SELECT min(run_at) FROM jobs
+                WHERE status = 'queued' AND run_at > now()
+                  AND ($4::text[] IS NULL OR kind = ANY($4)))
+        """,
         worker,
         limit,
         lease_seconds,
@@ -102,3 +127,10 @@ async def reschedule(
         error[:2000],
         final,
     )
+
+
+async def vacuum(conn: Connection) -> None:
+    """Clear the dead row versions that finished jobs leave (no update of a job is HOT: its
+    status is in the partial indexes' predicates), so claims do not walk them again. Skipped
+    when another vacuum of the table is running."""
+    await conn.execute("VACUUM (SKIP_LOCKED) jobs")
