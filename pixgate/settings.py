@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     webhook_secret_overlap_s: float = Field(
         default=86400.0, ge=0, description="a rotated-out webhook secret keeps signing this long"
     )
+    job_retention_s: float = Field(
+        default=86400.0, ge=0, description="done jobs are deleted this long after they finished"
+    )
     job_lease_seconds: float = Field(
         default=60.0, gt=0, description="a running job is retaken when its worker is this late"
     )

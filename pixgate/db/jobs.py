@@ -129,6 +129,28 @@ async def reschedule(
     )
 
 
+async def prune(conn: Connection, *, older_than_seconds: float, limit: int) -> int:
+    """Delete up to `limit` done jobs finished more than `older_than_seconds` ago, oldest
+    first; returns how many went. Failed jobs are kept."""
+    deleted: int = await conn.fetchval(
+        """
+        WITH gone AS (
+            DELETE FROM jobs WHERE id IN (
+                SELECT id FROM jobs
+                WHERE status = 'done' AND finished_at < now() - make_interval(secs => $1)
+                ORDER BY finished_at
+                LIMIT $2
+            )
+            RETURNING 1
+        )
+        SELECT count(*) FROM gone
+        """,
+        older_than_seconds,
+        limit,
+    )
+    return deleted
+
+
 async def vacuum(conn: Connection) -> None:
     """Clear the dead row versions that finished jobs leave (no update of a job is HOT: its
     status is in the partial indexes' predicates), so claims do not walk them again. Skipped

@@ -41,9 +41,12 @@ IDLE_POLL_SECONDS = 1.0
 # Every claim and finish leaves index entries for dead row versions, which the claim's
 # bitmap scan visits again until a vacuum removes them: measured here, 1,500 finished jobs
 # (a few seconds at full load) took a claim from 0.41 to 0.48 ms, 15,000 to 0.76 ms, and
-# autovacuum visits a database about once a minute. A vacuum after every VACUUM_EVERY
-# finished jobs (1.3 ms for 1,500 of them) keeps claims flat (docs/performance.md, item 23).
+# autovacuum visits a database about once a minute. After every VACUUM_EVERY finished jobs
+# a worker deletes up to PRUNE_CHUNK done jobs past their retention, then vacuums (1.3 ms
+# for 1,500 jobs): claims stay flat and the table stays the size of its retention
+# (docs/performance.md, item 23).
 VACUUM_EVERY = 1000
+PRUNE_CHUNK = 10 * VACUUM_EVERY
 
 
 def backoff(attempt: int) -> float:
@@ -136,7 +139,7 @@ class Worker:
         self._stopping = asyncio.Event()
         self._finished: list[int] = []
         self._finished_since_vacuum = 0
-        self._vacuum: asyncio.Task[None] | None = None
+        self._upkeep: asyncio.Task[None] | None = None
 
     def stop(self) -> None:
         self._stopping.set()
@@ -161,8 +164,8 @@ class Worker:
                     next_at = claimed.next_at
                 await self._sleep_until(next_at)
             await asyncio.gather(*inflight, return_exceptions=True)
-            if self._vacuum is not None:
-                await asyncio.gather(self._vacuum, return_exceptions=True)
+            if self._upkeep is not None:
+                await asyncio.gather(self._upkeep, return_exceptions=True)
             if self._finished:
                 async with self.rt.db.connection() as conn:
                     await job_rows.finish(conn, self._finished, self.name)
@@ -197,21 +200,24 @@ class Worker:
         return claimed
 
     def _count_finished(self, count: int) -> None:
-        """Start a vacuum of the jobs table, beside the loop, once enough jobs were marked
-        done since the last one."""
+        """Start the jobs table's upkeep (retention, then vacuum) beside the loop, once
+        enough jobs were marked done since the last one."""
         self._finished_since_vacuum += count
         if self._finished_since_vacuum < self.vacuum_every:
             return
-        if self._vacuum is None or self._vacuum.done():
+        if self._upkeep is None or self._upkeep.done():
             self._finished_since_vacuum = 0
-            self._vacuum = asyncio.create_task(self._vacuum_jobs())
+            self._upkeep = asyncio.create_task(self._keep_jobs_table())
 
-    async def _vacuum_jobs(self) -> None:
+    async def _keep_jobs_table(self) -> None:
         try:
             async with self.rt.db.connection() as conn:
+                await job_rows.prune(
+                    conn, older_than_seconds=self.rt.settings.job_retention_s, limit=PRUNE_CHUNK
+                )
                 await job_rows.vacuum(conn)
         except Exception as exc:
-            log.warning("worker.vacuum_failed", error=str(exc))
+            log.warning("worker.upkeep_failed", error=str(exc))
 
     async def _run(self, row: asyncpg.Record) -> None:
         if await _run_one(self.rt, self.name, row):

@@ -148,3 +148,35 @@ async def test_the_worker_vacuums_what_finished_jobs_leave(rt: Runtime, probe: P
         await running
     assert await statuses(rt) == {"done": 12}
     assert await dead_job_rows(rt) < 12  # without the vacuum: two per job, 24
+
+
+async def test_done_jobs_past_their_retention_are_deleted_failed_ones_kept(
+    rt: Runtime, probe: Probe
+) -> None:
+    async with rt.db.connection() as conn:
+        await conn.execute(
+            "INSERT INTO jobs (kind, args, status, finished_at) VALUES "
+            "('test.count', '{}', 'done', now() - interval '2 days'), "
+            "('test.count', '{}', 'failed', now() - interval '2 days'), "
+            "('test.count', '{}', 'done', now() - interval '1 hour')"
+        )
+    probe.gate.set()
+    worker = Worker(rt, concurrency=4, vacuum_every=1)  # upkeep after each finished job
+    running = asyncio.create_task(worker.run())
+    try:
+        async with rt.db.begin() as conn:
+            await jobs.enqueue(conn, "test.count", n=1)
+
+        async def pruned() -> bool:
+            return await statuses(rt) == {"done": 2, "failed": 1}
+
+        await until(pruned)
+    finally:
+        worker.stop()
+        await running
+    async with rt.db.connection() as conn:
+        ages = await conn.fetch("SELECT status, now() - finished_at < interval '1 day' AS recent "
+                                "FROM jobs ORDER BY status, recent")
+    assert [(a["status"], a["recent"]) for a in ages] == [
+        ("done", True), ("done", True), ("failed", False)
+    ]
