@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -48,6 +50,18 @@ async def statuses(rt: Runtime) -> dict[str, int]:
     return {row["status"]: row["n"] for row in rows}
 
 
+@asynccontextmanager
+async def running_worker(rt: Runtime, **options: Any) -> AsyncIterator[Worker]:
+    """A long-running worker for the block, stopped (and waited for) at its end."""
+    worker = Worker(rt, **options)
+    running = asyncio.create_task(worker.run())
+    try:
+        yield worker
+    finally:
+        worker.stop()
+        await running
+
+
 async def until(condition: Callable[[], Awaitable[bool]]) -> None:
     async with asyncio.timeout(10):
         while not await condition():  # noqa: ASYNC110 - the state is in the database
@@ -56,9 +70,7 @@ async def until(condition: Callable[[], Awaitable[bool]]) -> None:
 
 async def test_every_job_runs_once_and_ends_done(rt: Runtime, probe: Probe) -> None:
     probe.gate.set()
-    worker = Worker(rt, concurrency=4)
-    running = asyncio.create_task(worker.run())
-    try:
+    async with running_worker(rt, concurrency=4):
         async with rt.db.begin() as conn:
             for n in range(30):
                 await jobs.enqueue(conn, "test.count", n=n)
@@ -68,9 +80,6 @@ async def test_every_job_runs_once_and_ends_done(rt: Runtime, probe: Probe) -> N
             return await statuses(rt) == {"done": 30, "failed": 1}
 
         await until(settled)
-    finally:
-        worker.stop()
-        await running
     assert sorted(probe.ran) == list(range(30))
     async with rt.db.connection() as conn:
         assert await conn.fetchval("SELECT max(attempts) FROM jobs") == 1
@@ -105,9 +114,7 @@ async def test_an_idle_worker_wakes_when_a_scheduled_job_falls_due(
     """Without the claim's `next_at`, the worker would sleep for the whole poll interval."""
     monkeypatch.setattr(worker_module, "IDLE_POLL_SECONDS", 60.0)
     probe.gate.set()
-    worker = Worker(rt)
-    running = asyncio.create_task(worker.run())
-    try:
+    async with running_worker(rt):
         async with rt.db.begin() as conn:
             due = datetime.now(UTC) + timedelta(seconds=0.3)
             await jobs.enqueue(conn, "test.count", run_at=due, n=1)
@@ -116,9 +123,6 @@ async def test_an_idle_worker_wakes_when_a_scheduled_job_falls_due(
             return probe.ran == [1]
 
         await until(ran)
-    finally:
-        worker.stop()
-        await running
 
 
 async def dead_job_rows(rt: Runtime) -> int:
@@ -132,9 +136,7 @@ async def dead_job_rows(rt: Runtime) -> int:
 async def test_the_worker_vacuums_what_finished_jobs_leave(rt: Runtime, probe: Probe) -> None:
     """Each claim and finish leaves a dead row version that later claims would walk again."""
     probe.gate.set()
-    worker = Worker(rt, concurrency=4, vacuum_every=10)
-    running = asyncio.create_task(worker.run())
-    try:
+    async with running_worker(rt, concurrency=4, vacuum_every=10):
         for n in range(12):  # one at a time: every job is claimed, run and finished alone
             async with rt.db.begin() as conn:
                 await jobs.enqueue(conn, "test.count", n=n)
@@ -143,9 +145,6 @@ async def test_the_worker_vacuums_what_finished_jobs_leave(rt: Runtime, probe: P
                 return n in probe.ran
 
             await until(ran)
-    finally:
-        worker.stop()
-        await running
     assert await statuses(rt) == {"done": 12}
     assert await dead_job_rows(rt) < 12  # without the vacuum: two per job, 24
 
@@ -161,9 +160,7 @@ async def test_done_jobs_past_their_retention_are_deleted_failed_ones_kept(
             "('test.count', '{}', 'done', now() - interval '1 hour')"
         )
     probe.gate.set()
-    worker = Worker(rt, concurrency=4, vacuum_every=1)  # upkeep after each finished job
-    running = asyncio.create_task(worker.run())
-    try:
+    async with running_worker(rt, concurrency=4, vacuum_every=1):  # upkeep after each job
         async with rt.db.begin() as conn:
             await jobs.enqueue(conn, "test.count", n=1)
 
@@ -171,9 +168,6 @@ async def test_done_jobs_past_their_retention_are_deleted_failed_ones_kept(
             return await statuses(rt) == {"done": 2, "failed": 1}
 
         await until(pruned)
-    finally:
-        worker.stop()
-        await running
     async with rt.db.connection() as conn:
         ages = await conn.fetch("SELECT status, now() - finished_at < interval '1 day' AS recent "
                                 "FROM jobs ORDER BY status, recent")
