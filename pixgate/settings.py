@@ -50,7 +50,7 @@ class Settings(BaseSettings):
     allow_insecure_webhooks: bool = False
     webhook_timeout_s: float = 10.0
     webhook_concurrency_per_destination: int = Field(
-        default=16, ge=1, description="webhook POSTs in flight to one host and port, per process"
+        default=64, ge=1, description="webhook POSTs in flight to one host and port, per process"
     )
     rate_limit_storage: str = "memory://"
     webhook_secret_overlap_s: float = Field(
