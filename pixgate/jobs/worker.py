@@ -138,7 +138,7 @@ class Worker:
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self._finished: list[int] = []
-        self._finished_since_vacuum = 0
+        self._finished_since_upkeep = 0
         self._upkeep: asyncio.Task[None] | None = None
 
     def stop(self) -> None:
@@ -202,11 +202,11 @@ class Worker:
     def _count_finished(self, count: int) -> None:
         """Start the jobs table's upkeep (retention, then vacuum) beside the loop, once
         enough jobs were marked done since the last one."""
-        self._finished_since_vacuum += count
-        if self._finished_since_vacuum < self.vacuum_every:
+        self._finished_since_upkeep += count
+        if self._finished_since_upkeep < self.vacuum_every:
             return
         if self._upkeep is None or self._upkeep.done():
-            self._finished_since_vacuum = 0
+            self._finished_since_upkeep = 0
             self._upkeep = asyncio.create_task(self._keep_jobs_table())
 
     async def _keep_jobs_table(self) -> None:

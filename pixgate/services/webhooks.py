@@ -214,9 +214,24 @@ async def post(
 ) -> Attempt:
     """One signed POST. Never raises for the receiver's faults: they become the Attempt.
 
-    `webhook-timestamp` is the real wall clock (receivers compare it with theirs), not the
-    injectable clock, which only drives our own scheduling.
+    It is signed, timed and stamped once its destination has a free slot, so neither the
+    attempt's duration nor `webhook-timestamp` counts the wait for one.
     """
+    allow = rt.settings.allow_insecure_webhooks
+    try:
+        destination = rules.parse_destination(url, allow_insecure=allow)
+    except (UnsafeWebhookDestination, InvalidWebhookConfig) as exc:
+        return Attempt(rt.clock.now(), None, 0, None, f"destination refused: {exc.message}", None)
+    async with _destination_slot(destination, rt.settings.webhook_concurrency_per_destination):
+        return await _post_now(rt, url, body, message_id, headers, secrets)
+
+
+async def _post_now(
+    rt: Runtime, url: str, body: bytes, message_id: str, headers: dict[str, str],
+    secrets: Sequence[str],
+) -> Attempt:
+    """`webhook-timestamp` is the real wall clock (receivers compare it with theirs), not the
+    injectable clock, which only drives our own scheduling."""
     timestamp = int(time.time())
     request_headers = {
         **headers,
@@ -228,27 +243,22 @@ async def post(
     }
     sent_at = rt.clock.now()
     started = time.monotonic()
-    allow = rt.settings.allow_insecure_webhooks
-    token = _allow_loopback.set(allow)
+    token = _allow_loopback.set(rt.settings.allow_insecure_webhooks)
     status_code: int | None = None
     text: str | None = None
     error: str | None = None
     retry_after: float | None = None
     try:
-        destination = rules.parse_destination(url, allow_insecure=allow)
-        async with (
-            _destination_slot(destination, rt.settings.webhook_concurrency_per_destination),
-            http_client().stream(
-                "POST", url, content=body, headers=request_headers,
-                timeout=httpx.Timeout(rt.settings.webhook_timeout_s),
-            ) as response,
-        ):
+        async with http_client().stream(
+            "POST", url, content=body, headers=request_headers,
+            timeout=httpx.Timeout(rt.settings.webhook_timeout_s),
+        ) as response:
             status_code = response.status_code
             text = await _read_excerpt(response)
             retry_after = rules.parse_retry_after(response.headers.get("retry-after"), sent_at)
             if 300 <= status_code < 400:
                 error = f"redirect to {response.headers.get('location')!r} not followed"
-    except (UnsafeWebhookDestination, InvalidWebhookConfig) as exc:
+    except UnsafeWebhookDestination as exc:  # an address refused by _GuardedBackend
         error = f"destination refused: {exc.message}"
     except httpx.HTTPError as exc:
         error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

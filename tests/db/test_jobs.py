@@ -26,6 +26,15 @@ async def claim(
         )
 
 
+async def end_leases(rt: Runtime, job_ids: list[int]) -> None:
+    """As if the workers holding these jobs had died: their leases ran out a second ago."""
+    async with rt.db.connection() as conn:
+        await conn.execute(
+            "UPDATE jobs SET locked_until = now() - interval '1 second' WHERE id = ANY($1)",
+            job_ids,
+        )
+
+
 async def job_row(rt: Runtime, job_id: int) -> dict[str, object]:
     async with rt.db.connection() as conn:
         row = await conn.fetchrow(
@@ -61,10 +70,7 @@ async def test_a_job_whose_lease_ran_out_is_retaken_and_a_live_one_is_not(rt: Ru
     stale = await add(rt)
     live = await add(rt)
     await claim(rt, "dead-worker")
-    async with rt.db.connection() as conn:
-        await conn.execute(
-            "UPDATE jobs SET locked_until = now() - interval '1 second' WHERE id = $1", stale
-        )
+    await end_leases(rt, [stale])
     retaken = await claim(rt, "w2")
     assert [(row["id"], row["attempts"]) for row in retaken.jobs] == [(stale, 2)]
     assert (await job_row(rt, live))["locked_by"] == "dead-worker"
@@ -73,10 +79,7 @@ async def test_a_job_whose_lease_ran_out_is_retaken_and_a_live_one_is_not(rt: Ru
 async def test_due_and_retaken_jobs_share_the_limit(rt: Runtime) -> None:
     stale = [await add(rt) for _ in range(2)]
     await claim(rt, "dead-worker")
-    async with rt.db.connection() as conn:
-        await conn.execute(
-            "UPDATE jobs SET locked_until = now() - interval '1 second' WHERE id = ANY($1)", stale
-        )
+    await end_leases(rt, stale)
     fresh = await add(rt)
     claimed = await claim(rt, "w2", limit=2)
     assert {row["id"] for row in claimed.jobs} == set(stale)  # the older run_at first
@@ -104,10 +107,7 @@ async def test_finished_jobs_are_marked_done_by_their_own_worker_only(rt: Runtim
 async def test_a_job_finished_in_this_claim_is_not_retaken_by_it(rt: Runtime) -> None:
     expired = await add(rt)
     await claim(rt, "w1")
-    async with rt.db.connection() as conn:
-        await conn.execute(
-            "UPDATE jobs SET locked_until = now() - interval '1 second' WHERE id = $1", expired
-        )
+    await end_leases(rt, [expired])
     claimed = await claim(rt, "w1", finished=[expired])
     assert claimed.jobs == []
     assert (await job_row(rt, expired))["status"] == "done"
