@@ -31,14 +31,15 @@ async def make_account(
 
 
 async def bearer(client: httpx.AsyncClient, account: accounts.NewAccount) -> dict[str, str]:
-    """Headers of an authenticated request for `account`."""
+    """Headers of an authenticated request for `account`: its token and the bound certificate."""
+    certificate = {"X-SSL-Client-Cert": cert_header(account.certificate_pem)}
     response = await client.post(
         "/api/auth/token",
         json={"clientId": account.client_id, "clientSecret": account.client_secret},
-        headers={"X-SSL-Client-Cert": cert_header(account.certificate_pem)},
+        headers=certificate,
     )
     assert response.status_code == 201, response.text
-    return {"Authorization": f"Bearer {response.json()['access_token']}"}
+    return {"Authorization": f"Bearer {response.json()['access_token']}", **certificate}
 
 
 async def statements_waiting(batcher: Batcher[Any, Any], key: Hashable, count: int) -> None:

@@ -56,15 +56,16 @@ def test_serve_on_the_embedded_default(home: tuple[Path, dict[str, str]]) -> Non
             cwd=cwd, env=env, capture_output=True, text=True, check=True,
         )
         account = json.loads(created.stdout)
+        certificate = {"X-SSL-Client-Cert": quote(account["certificatePem"], safe="")}
         token = httpx.post(
             f"{base}/api/auth/token",
             json={"clientId": account["clientId"], "clientSecret": account["clientSecret"]},
-            headers={"X-SSL-Client-Cert": quote(account["certificatePem"], safe="")},
+            headers=certificate,
         )
         assert token.status_code == 201, token.text
         balances = httpx.get(
             f"{base}/accounts/balances",
-            headers={"Authorization": f"Bearer {token.json()['access_token']}"},
+            headers={"Authorization": f"Bearer {token.json()['access_token']}", **certificate},
         )
         assert balances.json()["data"][0]["balanceAmount"]["available"] == 7.0
         assert pid_file.exists(), "the CLI leaving must not stop the server serve still uses"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hmac
 import uuid
 from dataclasses import dataclass
@@ -82,7 +83,12 @@ async def issue_token(
 
 
 def authenticate(rt: Runtime, authorization: str | None, cert_header: str | None) -> Principal:
-    """Verify `Authorization: Bearer`; a forwarded certificate must be the bound one."""
+    """Verify `Authorization: Bearer` and its certificate binding (RFC 8705 section 3).
+
+    Every token binds the certificate it was issued to (`cnf.x5t#S256`), so a request
+    must present that same certificate: without one, a stolen token would work from any
+    client that reaches the gateway.
+    """
     scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("missing bearer token")
@@ -90,11 +96,18 @@ def authenticate(rt: Runtime, authorization: str | None, cert_header: str | None
         claims = rt.signer.verify(token.strip())
     except InvalidToken as exc:
         raise Unauthorized("invalid or expired token") from exc
-    if cert_header:
-        try:
-            presented = certificates.from_header(cert_header)
-        except certificates.MalformedCertificate as exc:
-            raise Unauthorized("unreadable client certificate") from exc
-        if not hmac.compare_digest(presented.thumbprint, claims.thumbprint):
-            raise Unauthorized("token is bound to another certificate")
+    if not cert_header:
+        raise Unauthorized("token is bound to a client certificate; none was presented")
+    try:
+        presented = _thumbprint_of_header(cert_header)
+    except certificates.MalformedCertificate as exc:
+        raise Unauthorized("unreadable client certificate") from exc
+    if not hmac.compare_digest(presented, claims.thumbprint):
+        raise Unauthorized("token is bound to another certificate")
     return Principal(account_id=claims.account_id, client_id=claims.client_id)
+
+
+@functools.lru_cache(maxsize=4096)
+def _thumbprint_of_header(cert_header: str) -> str:
+    """Parsing X.509 costs more than the token check; a client sends the same header each time."""
+    return certificates.from_header(cert_header).thumbprint

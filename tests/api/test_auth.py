@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding
 from cryptography.x509.oid import NameOID
 
+from pixgate.domain import certificates
 from pixgate.runtime import Runtime
 from pixgate.services import accounts
 from tests.helpers import bearer, cert_header, make_account
@@ -47,6 +48,12 @@ async def _token(
               "clientSecret": secret or account.client_secret},
         headers={"X-SSL-Client-Cert": cert_header(pem or account.certificate_pem)},
     )
+
+
+def _bound(account: accounts.NewAccount, token: str) -> dict[str, str]:
+    """A request with `token` and the certificate the account's tokens are bound to."""
+    return {"Authorization": f"Bearer {token}",
+            "X-SSL-Client-Cert": cert_header(account.certificate_pem)}
 
 
 def _assert_envelope(response: httpx.Response, status: int, code: str) -> dict[str, object]:
@@ -347,21 +354,21 @@ class TestBearer:
         account = await make_account(rt)
         token = (await bearer(client, account))["Authorization"].split()[1]
         forged = jwt.encode(self._forge(rt, token), key=None, algorithm="none")
-        self._assert_simple_401(await self._call(client, {"Authorization": f"Bearer {forged}"}))
+        self._assert_simple_401(await self._call(client, _bound(account, forged)))
 
     async def test_other_algorithm_refused(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)
         token = (await bearer(client, account))["Authorization"].split()[1]
         forged = jwt.encode(self._forge(rt, token), "a-shared-secret-of-enough-length-x",
                             algorithm="HS256")
-        self._assert_simple_401(await self._call(client, {"Authorization": f"Bearer {forged}"}))
+        self._assert_simple_401(await self._call(client, _bound(account, forged)))
 
     async def test_bad_signature_refused(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)
         token = (await bearer(client, account))["Authorization"].split()[1]
         forged = jwt.encode(self._forge(rt, token), Ed25519PrivateKey.generate(),
                             algorithm="EdDSA", headers={"kid": rt.signer.kid})
-        self._assert_simple_401(await self._call(client, {"Authorization": f"Bearer {forged}"}))
+        self._assert_simple_401(await self._call(client, _bound(account, forged)))
 
     async def test_tampered_payload_refused(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)
@@ -371,20 +378,21 @@ class TestBearer:
             json.dumps(self._forge(rt, token, acc=999)).encode()
         ).rstrip(b"=").decode()
         forged = f"{header}.{payload}.{signature}"
-        self._assert_simple_401(await self._call(client, {"Authorization": f"Bearer {forged}"}))
+        self._assert_simple_401(await self._call(client, _bound(account, forged)))
 
     async def test_expired_refused(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)
+        thumbprint = certificates.from_pem(account.certificate_pem).thumbprint
         old = rt.signer.issue(client_id=account.client_id, account_id=account.account_id,
-                              thumbprint="x", now=datetime.now(UTC) - timedelta(hours=1), ttl=1800)
-        self._assert_simple_401(await self._call(client, {"Authorization": f"Bearer {old}"}))
+                              thumbprint=thumbprint, now=datetime.now(UTC) - timedelta(hours=1), ttl=1800)
+        self._assert_simple_401(await self._call(client, _bound(account, old)))
 
     async def test_wrong_audience_refused(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)
         token = (await bearer(client, account))["Authorization"].split()[1]
         claims = self._forge(rt, token, aud="someone-else", exp=int(time.time()) + 600)
         forged = jwt.encode(claims, rt.signer._private, algorithm="EdDSA")
-        self._assert_simple_401(await self._call(client, {"Authorization": f"Bearer {forged}"}))
+        self._assert_simple_401(await self._call(client, _bound(account, forged)))
 
     async def test_certificate_must_match_binding(
         self, rt: Runtime, client: httpx.AsyncClient
