@@ -384,7 +384,8 @@ class TestBearer:
         account = await make_account(rt)
         thumbprint = certificates.from_pem(account.certificate_pem).thumbprint
         old = rt.signer.issue(client_id=account.client_id, account_id=account.account_id,
-                              thumbprint=thumbprint, now=datetime.now(UTC) - timedelta(hours=1), ttl=1800)
+                              thumbprint=thumbprint, now=datetime.now(UTC) - timedelta(hours=1),
+                              ttl=1800)
         self._assert_simple_401(await self._call(client, _bound(account, old)))
 
     async def test_wrong_audience_refused(self, rt: Runtime, client: httpx.AsyncClient) -> None:
