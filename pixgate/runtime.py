@@ -16,7 +16,7 @@ from pixgate.db import embedded, server_keys
 from pixgate.db.accounts import TermsCache
 from pixgate.db.pool import Database
 from pixgate.domain.location_jws import LocationSigner
-from pixgate.domain.tokens import TokenSigner
+from pixgate.domain.tokens import Revocations, TokenSigner
 from pixgate.provider.base import SettlingBank
 from pixgate.provider.sandbox import SandboxBank
 from pixgate.settings import Settings
@@ -32,6 +32,7 @@ class Runtime:
     location_signer: LocationSigner
     clock: Clock = field(default_factory=Clock)
     account_terms: TermsCache = field(default_factory=TermsCache)
+    revocations: Revocations = field(default_factory=Revocations)
 
 
 def resolve_database_url(settings: Settings) -> str:

@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     jwt_private_key: SecretStr | None = Field(
         default=None, description="PEM of an Ed25519 key; unset: generated and kept in the database"
     )
+    revocation_poll_s: float = Field(
+        default=1.0, gt=0, le=4, description="how often each API process re-reads revocations"
+    )
     jwt_issuer: str = "pixgate"
     jwt_audience: str = "pixgate-api"
     secret_hash_key: SecretStr | None = Field(

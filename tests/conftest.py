@@ -21,6 +21,7 @@ from fastapi import FastAPI
 from pixgate.api.app import create_app
 from pixgate.clock import Clock
 from pixgate.db import migrate
+from pixgate.domain.tokens import Revocations
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime, build_runtime
 from pixgate.settings import Settings
@@ -84,6 +85,7 @@ async def rt(session_runtime: Runtime, base_settings: Settings) -> AsyncIterator
         await conn.execute(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
     session_runtime.settings = base_settings
     session_runtime.clock = Clock()
+    session_runtime.revocations = Revocations()
     yield session_runtime
     async with session_runtime.db.connection() as conn:
         problems = await verify.problems(conn)

@@ -19,6 +19,7 @@ from pixgate.api.routes import ROUTERS
 from pixgate.api.routes.webhooks import register_openapi_webhooks
 from pixgate.jobs.worker import Worker
 from pixgate.runtime import Runtime, build_runtime, resolve_database_url
+from pixgate.services import auth
 from pixgate.settings import Settings
 
 DESCRIPTION = """\
@@ -47,6 +48,7 @@ def create_app(
                 url = resolve_database_url(settings)
                 rt = await stack.enter_async_context(build_runtime(settings, url))
             app.state.runtime = rt
+            revocations = asyncio.create_task(auth.watch_revocations(rt))
             worker_task = None
             if with_worker:
                 worker = Worker(rt)
@@ -54,6 +56,9 @@ def create_app(
             try:
                 yield
             finally:
+                revocations.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await revocations
                 if worker_task is not None:
                     worker.stop()
                     await worker_task

@@ -81,5 +81,24 @@ async def revoke_certificate(conn: Connection, fingerprint: str) -> bool:
     return bool(status == "UPDATE 1")
 
 
+async def revoked_since(
+    conn: Connection, seconds: float
+) -> tuple[list[str], list[str]]:
+    """clientIds and certificate fingerprints revoked in the last `seconds`."""
+    rows = await conn.fetch(
+        """
+        SELECT 'credential' AS kind, client_id::text AS id FROM credentials
+        WHERE revoked_at > now() - make_interval(secs => $1)
+        UNION ALL
+        SELECT 'certificate', fingerprint FROM certificates
+        WHERE revoked_at > now() - make_interval(secs => $1)
+        """,
+        seconds,
+    )
+    clients = [r["id"] for r in rows if r["kind"] == "credential"]
+    fingerprints = [r["id"] for r in rows if r["kind"] == "certificate"]
+    return clients, fingerprints
+
+
 async def account_exists(conn: Connection, account_id: int) -> bool:
     return bool(await conn.fetchval("SELECT 1 FROM accounts WHERE id = $1", account_id))

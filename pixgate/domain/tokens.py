@@ -38,6 +38,17 @@ class TokenClaims:
     expires_at: int
 
 
+@dataclass(frozen=True, slots=True)
+class Revocations:
+    """Credentials (clientIds) and certificates (thumbprints) whose tokens are refused."""
+
+    client_ids: frozenset[str] = frozenset()
+    thumbprints: frozenset[str] = frozenset()
+
+    def refuses(self, claims: TokenClaims) -> bool:
+        return claims.client_id in self.client_ids or claims.thumbprint in self.thumbprints
+
+
 class TokenSigner:
     """Holds the key pair; the public half is cached so verification costs one signature check."""
 

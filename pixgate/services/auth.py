@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hmac
 import uuid
 from dataclasses import dataclass
+
+import asyncpg
+import structlog
 
 from pixgate.db import credentials as credential_rows
 from pixgate.domain import certificates
@@ -19,12 +23,17 @@ from pixgate.domain.errors import (
     InvalidCredentials,
     Unauthorized,
 )
-from pixgate.domain.tokens import InvalidToken
+from pixgate.domain.tokens import InvalidToken, Revocations
 from pixgate.runtime import Runtime
 from pixgate.services.accounts import hash_secret
 
+log = structlog.get_logger(__name__)
+
 # Compared against when the clientId is unknown, so both failure paths do the same work.
 _DUMMY_HASH = bytes(32)
+
+# Revocations are kept this much longer than a token lives, for clocks that disagree.
+_CLOCK_SKEW_S = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +113,38 @@ def authenticate(rt: Runtime, authorization: str | None, cert_header: str | None
         raise Unauthorized("unreadable client certificate") from exc
     if not hmac.compare_digest(presented, claims.thumbprint):
         raise Unauthorized("token is bound to another certificate")
+    if rt.revocations.refuses(claims):
+        raise Unauthorized("token was revoked")
     return Principal(account_id=claims.account_id, client_id=claims.client_id)
+
+
+async def refresh_revocations(rt: Runtime) -> None:
+    """Re-read what was revoked while a token issued before it could still be unexpired."""
+    window = rt.settings.token_ttl + _CLOCK_SKEW_S
+    async with rt.db.connection() as conn:
+        clients, fingerprints = await credential_rows.revoked_since(conn, window)
+    rt.revocations = Revocations(
+        client_ids=frozenset(clients),
+        thumbprints=frozenset(certificates.thumbprint_of(f) for f in fingerprints),
+    )
+
+
+async def watch_revocations(rt: Runtime) -> None:
+    """Keep this process's revocations current until cancelled.
+
+    Token checks read no database, so each API process re-reads the revocations every
+    `revocation_poll_s` (one indexed query a second, not one per request): a credential or
+    certificate revoked by any process or the CLI ends its tokens everywhere within that.
+    A poll rather than LISTEN/NOTIFY, because a notification sent while the listening
+    connection is down is lost, and the bound must hold then too. While the database is
+    unreachable the last list stays in force.
+    """
+    while True:
+        try:
+            await refresh_revocations(rt)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            log.warning("revocations.refresh_failed", error=str(exc))
+        await asyncio.sleep(rt.settings.revocation_poll_s)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1,0 +1,62 @@
+"""Real `pixgate serve` processes on the test database, for what only several processes show
+(revocation reaching every process, rate limits shared through Redis, the nginx front)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import httpx
+
+PIXGATE = str(Path(sys.executable).with_name("pixgate"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serving(database_url: str, **settings: str) -> Iterator[str]:
+    """One `pixgate serve --no-worker` on a free port; yields its base URL."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIXGATE_")}
+    env |= {"PIXGATE_DATABASE_URL": database_url, "PIXGATE_LOG_JSON": "true"}
+    env |= {f"PIXGATE_{name.upper()}": value for name, value in settings.items()}
+    port = free_port()
+    process = subprocess.Popen(
+        [PIXGATE, "serve", "--no-worker", "--port", str(port)], env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert process.poll() is None, "pixgate serve exited during start-up"
+            try:
+                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        else:
+            raise AssertionError("pixgate serve did not become ready in 60 s")
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextmanager
+def serving_many(count: int, database_url: str, **settings: str) -> Iterator[list[str]]:
+    with ExitStack() as stack:
+        yield [stack.enter_context(serving(database_url, **settings)) for _ in range(count)]
