@@ -56,6 +56,12 @@ class Settings(BaseSettings):
         default=64, ge=1, description="webhook POSTs in flight to one host and port, per process"
     )
     rate_limit_storage: str = "memory://"
+    rate_limit_prefix: str = Field(
+        default="pixgate", description="namespace of the counters in a shared storage"
+    )
+    token_rate_limit: str = Field(
+        default="60/minute", description="token requests per client certificate"
+    )
     webhook_secret_overlap_s: float = Field(
         default=86400.0, ge=0, description="a rotated-out webhook secret keeps signing this long"
     )

@@ -115,7 +115,7 @@ async def on_pixgate_error(request: Request, exc: Exception) -> JSONResponse:
         details=exc.details,
         business=exc.business,
         simple=exc.simple_body,
-        headers={"WWW-Authenticate": "Bearer"} if exc.status == 401 else None,
+        headers=exc.headers(),
     )
 
 

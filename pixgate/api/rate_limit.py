@@ -1,37 +1,64 @@
-"""Per-account rate limits (`limits`, moving window), storage from `settings.rate_limit_storage`.
+"""Rate limits (`limits`, moving window), storage from `settings.rate_limit_storage`.
 
-`memory://` counts per process; `redis://...` shares the counts between processes. The
-limiter is built once per app, on first use, so nothing connects at import time.
+`memory://` counts per process; `redis://...` shares the counts between processes (under
+`settings.rate_limit_prefix`). The limiter is built once per app, on first use, so nothing
+connects at import time. Every refusal carries `Retry-After`.
 """
 
 from __future__ import annotations
 
+import functools
+import math
+import time
+
+import structlog
 from fastapi import Request
 from limits import RateLimitItem, parse
 from limits.aio.strategies import MovingWindowRateLimiter
+from limits.errors import StorageError
 from limits.storage import storage_from_string
 
 from pixgate.domain.errors import RateLimited
 from pixgate.runtime import Runtime
 
+log = structlog.get_logger(__name__)
+
 
 def limiter(request: Request, rt: Runtime) -> MovingWindowRateLimiter:
     cached: MovingWindowRateLimiter | None = getattr(request.app.state, "rate_limiter", None)
     if cached is None:
-        storage = storage_from_string(f"async+{rt.settings.rate_limit_storage}")
+        storage = storage_from_string(
+            f"async+{rt.settings.rate_limit_storage}",
+            wrap_exceptions=True,
+            key_prefix=rt.settings.rate_limit_prefix,
+            implementation="redispy",  # the `redis` package; ignored by memory://
+        )
         cached = MovingWindowRateLimiter(storage)
         request.app.state.rate_limiter = cached
     return cached
 
 
+@functools.lru_cache(maxsize=64)
 def item(rate: str) -> RateLimitItem:
     parsed: RateLimitItem = parse(rate)
     return parsed
 
 
 async def enforce(
-    request: Request, rt: Runtime, limit: RateLimitItem, scope: str, account_id: int
+    request: Request, rt: Runtime, limit: RateLimitItem, scope: str, key: str | int
 ) -> None:
-    """Count one request of `account_id` against `limit`; a 429 once it is spent."""
-    if not await limiter(request, rt).hit(limit, scope, str(account_id)):
-        raise RateLimited(f"rate limit of {limit} exceeded; retry later")
+    """Count one request of `key` against `limit`; a 429 with `Retry-After` once it is spent.
+
+    A storage that cannot be reached lets the request through (logged): a rate limit
+    protects the gateway, and must not take it down with Redis.
+    """
+    rate_limiter = limiter(request, rt)
+    try:
+        if await rate_limiter.hit(limit, scope, str(key)):
+            return
+        stats = await rate_limiter.get_window_stats(limit, scope, str(key))
+    except StorageError as exc:
+        log.warning("rate_limit.storage_unavailable", scope=scope, error=str(exc))
+        return
+    retry_after = math.ceil(stats.reset_time - time.time())
+    raise RateLimited(f"rate limit of {limit} exceeded; retry later", retry_after=retry_after)

@@ -28,6 +28,10 @@ class PixgateError(Exception):
         self.details = details
         super().__init__(self.message if isinstance(self.message, str) else "; ".join(self.message))
 
+    def headers(self) -> dict[str, str] | None:
+        """HTTP headers the answer must carry (RFC 6750's challenge, RFC 9110's Retry-After)."""
+        return None
+
 
 # --- generic -----------------------------------------------------------------------------
 
@@ -68,11 +72,23 @@ class Unauthorized(PixgateError):
     business = False
     simple_body = True
 
+    def headers(self) -> dict[str, str] | None:
+        return {"WWW-Authenticate": "Bearer"}
+
 
 class RateLimited(PixgateError):
+    """Always says when to come back: clients and proxies honour `Retry-After`."""
+
     code, status = "RATE_LIMITED", 429
     user_message = "Too many requests. Try again later."
     business = False
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message, details={"retryAfter": retry_after})
+        self.retry_after = max(1, retry_after)
+
+    def headers(self) -> dict[str, str] | None:
+        return {"Retry-After": str(self.retry_after)}
 
 
 class PayloadTooLarge(PixgateError):

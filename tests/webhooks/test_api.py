@@ -241,10 +241,11 @@ class TestResend:
     ) -> None:
         account = await make_account(rt)
         auth = await bearer(client, account)
-        statuses = [(await client.post("/api/resend-webhook/missing", headers=auth)).status_code
-                    for _ in range(61)]
-        assert statuses[:60] == [404] * 60
-        assert statuses[60] == 429
+        responses = [await client.post("/api/resend-webhook/missing", headers=auth)
+                     for _ in range(61)]
+        assert [r.status_code for r in responses[:60]] == [404] * 60
+        assert responses[60].status_code == 429
+        assert 1 <= int(responses[60].headers["retry-after"]) <= 60
         other = await make_account(rt, name="Other")
         other_status = await client.post("/api/resend-webhook/missing",
                                          headers=await bearer(client, other))

@@ -17,6 +17,7 @@ import orjson
 from fastapi import APIRouter, Header, Request
 from pydantic import ValidationError
 
+from pixgate.api import rate_limit
 from pixgate.api.deps import RuntimeDep
 from pixgate.api.errors import EnvelopeRoute, openapi_responses
 from pixgate.api.responses import JSONResponse
@@ -42,6 +43,7 @@ _TOKEN_ERRORS = openapi_responses(
     errors.CertNotRegistered,
     errors.InvalidCredentials,
     errors.CertNotAuthorizedForAccount,
+    errors.RateLimited,
 )
 _BODY_SCHEMA: dict[str, Any] = {
     "requestBody": {
@@ -87,6 +89,9 @@ async def issue_token(
     x_ssl_client_cert: str | None = Header(default=None, include_in_schema=False),
 ) -> JSONResponse:
     cert = auth.read_certificate(x_ssl_client_cert)
+    await rate_limit.enforce(
+        request, rt, rate_limit.item(rt.settings.token_rate_limit), "token", cert.fingerprint
+    )
     body = _credentials(request, await request.body())
     token = await auth.issue_token(rt, cert, uuid.UUID(body.clientId), body.clientSecret)
     return JSONResponse(
