@@ -2,9 +2,10 @@
 
 The benches drive the gateway the way an operator would: `pixgate db upgrade`,
 `pixgate accounts create/update`, `pixgate serve` in a subprocess, and a token from
-`POST /api/auth/token`. Load comes from wrk (C, one thread by default so that it takes
-as little of the machine's cores as possible from the gateway it measures); the Lua
-scripts print their own JSON summary so nothing is parsed out of wrk's human output.
+`POST /api/auth/token`, sent on every call with the client certificate it is bound to.
+Load comes from wrk (C, one thread by default so that it takes as little of the machine's
+cores as possible from the gateway it measures); the Lua scripts print their own JSON
+summary so nothing is parsed out of wrk's human output.
 """
 
 from __future__ import annotations
@@ -399,20 +400,45 @@ def running(
         gateway.stop()
 
 
-def token(base: str, account: dict[str, Any]) -> str:
+@dataclass(frozen=True)
+class Credentials:
+    """A bearer token and the client certificate it is bound to: the gateway refuses the
+    token on a request that does not carry that certificate in X-SSL-Client-Cert."""
+
+    access_token: str
+    certificate: str  # the PEM percent-encoded, as the X-SSL-Client-Cert header carries it
+
+    def headers(self) -> dict[str, str]:
+        return {
+            "Authorization": f"Bearer {self.access_token}",
+            "X-SSL-Client-Cert": self.certificate,
+        }
+
+
+def credentials(base: str, account: dict[str, Any]) -> Credentials:
+    """A token from POST /api/auth/token, with the certificate it is bound to."""
+    certificate = quote(account["certificatePem"], safe="")
     body = json.dumps({"clientId": account["clientId"], "clientSecret": account["clientSecret"]})
     request = urllib.request.Request(
         f"{base}/api/auth/token",
         data=body.encode(),
         method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "X-SSL-Client-Cert": quote(account["certificatePem"], safe=""),
-        },
+        headers={"Content-Type": "application/json", "X-SSL-Client-Cert": certificate},
     )
     with urllib.request.urlopen(request, timeout=10) as response:
         access: str = json.loads(response.read())["access_token"]
-        return access
+    return Credentials(access_token=access, certificate=certificate)
+
+
+def wrk_auth_env(creds: Sequence[Credentials]) -> dict[str, str]:
+    """BENCH_TOKEN and BENCH_CERT for wrk.lua: tokens and their certificates, comma-separated
+    in the same order (percent-encoding leaves no comma in a certificate). None: no auth."""
+    if not creds:
+        return {}
+    return {
+        "BENCH_TOKEN": ",".join(c.access_token for c in creds),
+        "BENCH_CERT": ",".join(c.certificate for c in creds),
+    }
 
 
 # --- load ----------------------------------------------------------------------------------

@@ -37,15 +37,16 @@ from _common import (
     Deployment,
     LoadResult,
     arguments,
+    credentials,
     machine_summary,
     pgbench_tps,
     query,
     running,
     table,
-    token,
     verdict,
     warmup_seconds,
     wrk,
+    wrk_auth_env,
 )
 
 THROUGHPUT_TARGET = 0.30  # x pgbench TPC-B TPS
@@ -117,8 +118,8 @@ def measure(
         deployment.upgrade()
         created = [deployment.account() for _ in range(accounts)]
         with running(deployment, workers=workers, job_workers=job_workers) as gateway:
-            tokens = ",".join(token(gateway.base, account) for account in created)
-            env = {"BENCH_TOKEN": tokens, "BENCH_MODE": "cash-out"}
+            creds = [credentials(gateway.base, account) for account in created]
+            env = wrk_auth_env(creds) | {"BENCH_MODE": "cash-out"}
             url = gateway.base + "/api/pix/cash-out"
             wrk(
                 url,

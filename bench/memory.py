@@ -19,12 +19,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (
     Deployment,
     arguments,
+    credentials,
     machine_summary,
     running,
     table,
-    token,
     verdict,
     wrk,
+    wrk_auth_env,
 )
 
 RSS_LIMIT_MIB = 200.0
@@ -45,8 +46,7 @@ def main() -> int:
         deployment.upgrade()
         account = deployment.account()
         with running(deployment, workers=args.workers) as gateway:
-            env = {
-                "BENCH_TOKEN": token(gateway.base, account),
+            env = wrk_auth_env([credentials(gateway.base, account)]) | {
                 "BENCH_MODE": mode,
                 "BENCH_MAX_REQUESTS": str(max(1, args.requests // args.threads)),
                 "BENCH_DONE_FILE": str(deployment.workdir / "phase-done"),

@@ -23,23 +23,25 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import (
+    Credentials,
     Deployment,
     arguments,
+    credentials,
     machine_summary,
     running,
     table,
-    token,
     verdict,
     warmup_seconds,
     wrk,
+    wrk_auth_env,
 )
 
 BALANCE_TARGET = 0.5
 
 
-def has_route(base: str, path: str, bearer: str) -> bool:
+def has_route(base: str, path: str, creds: Credentials) -> bool:
     """A GET answers 404 only when no route matches (a POST-only route answers 405)."""
-    request = urllib.request.Request(f"{base}{path}", headers={"Authorization": f"Bearer {bearer}"})
+    request = urllib.request.Request(f"{base}{path}", headers=creds.headers())
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             response.read()
@@ -48,7 +50,7 @@ def has_route(base: str, path: str, bearer: str) -> bool:
     return True
 
 
-def seed_cash_outs(base: str, bearer: str, count: int) -> None:
+def seed_cash_outs(base: str, creds: Credentials, count: int) -> None:
     """Page 1 of the list should hold 20 real rows, made the way a client makes them."""
     for _ in range(count):
         body = json.dumps(
@@ -68,7 +70,7 @@ def seed_cash_outs(base: str, bearer: str, count: int) -> None:
             f"{base}/api/pix/cash-out",
             data=body,
             method="POST",
-            headers={"Authorization": f"Bearer {bearer}", "Content-Type": "application/json"},
+            headers=creds.headers() | {"Content-Type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=10) as response:
             response.read()
@@ -84,19 +86,19 @@ def main() -> int:
         deployment.upgrade()
         account = deployment.account()
         with running(deployment, workers=args.workers) as gateway:
-            bearer = token(gateway.base, account)
-            routes = [
+            creds = credentials(gateway.base, account)
+            routes: list[tuple[str, str, Credentials | None]] = [
                 ("GET /healthz (baseline)", "/healthz", None),
-                ("GET /accounts/balances", "/accounts/balances", bearer),
+                ("GET /accounts/balances", "/accounts/balances", creds),
             ]
-            if has_route(gateway.base, "/api/transactions", bearer):
-                if has_route(gateway.base, "/api/pix/cash-out", bearer):
-                    seed_cash_outs(gateway.base, bearer, 100)
+            if has_route(gateway.base, "/api/transactions", creds):
+                if has_route(gateway.base, "/api/pix/cash-out", creds):
+                    seed_cash_outs(gateway.base, creds, 100)
                 routes.append(
                     (
                         "GET /api/transactions?page=1&size=20",
                         "/api/transactions?page=1&size=20",
-                        bearer,
+                        creds,
                     )
                 )
             else:
@@ -104,7 +106,7 @@ def main() -> int:
             rows: list[list[Any]] = []
             baseline = 0.0
             for label, path, auth in routes:
-                env = {"BENCH_TOKEN": auth} if auth else {}
+                env = wrk_auth_env([auth] if auth else [])
                 url = gateway.base + path
                 wrk(
                     url,

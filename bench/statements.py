@@ -66,12 +66,15 @@ async def run(url: str) -> list[tuple[str, list[str]]]:
         app = create_app(settings, runtime=rt)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
+            certificate = {"X-SSL-Client-Cert": quote(account.certificate_pem, safe="")}
             token_request = {
                 "json": {"clientId": account.client_id, "clientSecret": account.client_secret},
-                "headers": {"X-SSL-Client-Cert": quote(account.certificate_pem, safe="")},
+                "headers": certificate,
             }
             response = await client.post("/api/auth/token", **token_request)  # type: ignore[arg-type]
-            auth = {"Authorization": f"Bearer {response.json()['access_token']}"}
+            response.raise_for_status()
+            # The token is bound to the certificate: every call carries both.
+            auth = {"Authorization": f"Bearer {response.json()['access_token']}", **certificate}
 
             async def token() -> object:
                 return await client.post("/api/auth/token", **token_request)  # type: ignore[arg-type]

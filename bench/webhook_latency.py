@@ -37,14 +37,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import (
     BENCH_DIR,
+    Credentials,
     Deployment,
     arguments,
+    credentials,
     free_port,
     machine_summary,
     query,
     running,
     table,
-    token,
     verdict,
 )
 
@@ -83,19 +84,19 @@ def cash_out_body() -> dict[str, object]:
 
 
 async def open_loop(
-    base: str, bearers: list[str], rate: float, duration: float
+    base: str, creds: list[Credentials], rate: float, duration: float
 ) -> dict[int, int]:
     """POST at fixed times t0 + i/rate, never waiting for answers before the next; the
-    accounts' tokens are used in turn."""
+    accounts' tokens (each with its certificate) are used in turn."""
     statuses: dict[int, int] = {}
     limits = httpx.Limits(max_connections=256, max_keepalive_connections=256)
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
-        async def one(bearer: str) -> None:
+        async def one(cred: Credentials) -> None:
             try:
                 response = await client.post(
                     "/api/pix/cash-out",
                     json=cash_out_body(),
-                    headers={"Authorization": f"Bearer {bearer}"},
+                    headers=cred.headers(),
                 )
                 statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
             except httpx.HTTPError:
@@ -107,7 +108,7 @@ async def open_loop(
             delay = start + i / rate - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
-            tasks.append(asyncio.create_task(one(bearers[i % len(bearers)])))
+            tasks.append(asyncio.create_task(one(creds[i % len(creds)])))
         await asyncio.gather(*tasks)
     return statuses
 
@@ -180,13 +181,13 @@ def main() -> int:
                 hook,
             )
         with running(deployment, job_workers=args.job_workers) as gateway:
-            bearers = [token(gateway.base, account) for account in accounts]
+            creds = [credentials(gateway.base, account) for account in accounts]
             baseline = asyncio.run(direct_posts(hook, 200, args.rate))
             asyncio.run(
-                open_loop(gateway.base, bearers, args.rate, min(2.0, args.duration))
+                open_loop(gateway.base, creds, args.rate, min(2.0, args.duration))
             )  # warm-up
             measured_from = time.time()
-            statuses = asyncio.run(open_loop(gateway.base, bearers, args.rate, args.duration))
+            statuses = asyncio.run(open_loop(gateway.base, creds, args.rate, args.duration))
             sent = sum(statuses.values())
             expected = asyncio.run(
                 query(deployment.database_url or "", "SELECT count(*) FROM webhook_deliveries")

@@ -3,6 +3,9 @@
 -- Environment:
 --   BENCH_TOKEN         bearer token, or several separated by commas, used in turn (one per
 --                       account: load spread over accounts); none: unauthenticated
+--   BENCH_CERT          the client certificate each token is bound to, percent-encoded PEM,
+--                       comma-separated in the same order as BENCH_TOKEN; sent with its token
+--                       as X-SSL-Client-Cert (the gateway refuses a token without it)
 --   BENCH_MODE          "get" (default) or "cash-out" (POST /api/pix/cash-out, unique externalIds)
 --   BENCH_RUN           prefix of externalIds, unique per wrk run (cash-out)
 --   BENCH_MAX_REQUESTS  stop each thread after this many responses (memory bench)
@@ -11,9 +14,18 @@
 -- wrk gives every thread its own Lua state: setup() hands each one an id, so
 -- "<run>-<thread>-<counter>" never repeats across threads or runs.
 
-local tokens = {}
-for t in string.gmatch(os.getenv("BENCH_TOKEN") or "", "[^,]+") do
-   table.insert(tokens, t)
+local function split(value)
+   local items = {}
+   for item in string.gmatch(value or "", "[^,]+") do
+      table.insert(items, item)
+   end
+   return items
+end
+
+local tokens = split(os.getenv("BENCH_TOKEN"))
+local certs = split(os.getenv("BENCH_CERT"))
+if #certs > 0 and #certs ~= #tokens then
+   error(string.format("BENCH_CERT has %d certificates for %d tokens", #certs, #tokens))
 end
 local mode = os.getenv("BENCH_MODE") or "get"
 local run = os.getenv("BENCH_RUN") or tostring(os.time())
@@ -37,9 +49,17 @@ local cash_out_body = '{"value":0.01,"externalId":"%s-%d-%d","description":"benc
 local document = os.getenv("BENCH_DOCUMENT") or "52998224725"
 local pix_key = os.getenv("BENCH_PIX_KEY") or "123e4567-e89b-42d3-a456-426614174000"
 
+-- The token of index i, with the certificate it is bound to.
+local function authenticate(i)
+   headers["Authorization"] = "Bearer " .. tokens[i]
+   if #certs > 0 then
+      headers["X-SSL-Client-Cert"] = certs[i]
+   end
+end
+
 function init(args)
    if #tokens > 0 then
-      headers["Authorization"] = "Bearer " .. tokens[1]
+      authenticate(1)
    end
    if mode == "cash-out" then
       headers["Content-Type"] = "application/json"
@@ -50,7 +70,7 @@ function request()
    if mode == "cash-out" then
       counter = counter + 1
       if #tokens > 1 then
-         headers["Authorization"] = "Bearer " .. tokens[counter % #tokens + 1]
+         authenticate(counter % #tokens + 1)
       end
       local body = string.format(cash_out_body, run, id, counter, pix_key, document)
       return wrk.format("POST", "/api/pix/cash-out", headers, body)
