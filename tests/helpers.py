@@ -14,6 +14,28 @@ from pixgate.db.batches import Batcher
 from pixgate.runtime import Runtime
 from pixgate.services import accounts
 
+SIMPLE_BODY = {"statusCode", "message", "error"}
+"""The Central-Bank-style family's error body, exactly."""
+GENERAL_ENVELOPE = SIMPLE_BODY | {"code", "timestamp", "path", "method", "errorId"}
+"""Every route outside the spec's two fixed shapes (plus `details` when there are some)."""
+
+
+def assert_general_error(
+    response: httpx.Response, status: int, code: str | None = None
+) -> dict[str, Any]:
+    """The general envelope, for this request, with `status` (and `code`, when given)."""
+    assert response.status_code == status, response.text
+    body: dict[str, Any] = response.json()
+    assert set(body) - {"details"} == GENERAL_ENVELOPE, body
+    assert body["statusCode"] == status
+    assert isinstance(body["message"], str) and body["message"]
+    if code is not None:
+        assert body["code"] == code, body
+    assert body["path"] == response.request.url.path
+    assert body["method"] == response.request.method
+    assert body["errorId"] == response.headers["x-request-id"]
+    return body
+
 
 def cert_header(pem: str) -> str:
     """What nginx's $ssl_client_escaped_cert sends: RFC 3986 percent-encoding."""

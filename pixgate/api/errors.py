@@ -1,14 +1,22 @@
-"""One place that turns every failure into the body of its route family (7.1).
+"""One place that turns every failure into the body of its route family.
 
-Routes of the public money family (token, cash-in, cash-out) are `EnvelopeRoute`s and
-answer the full envelope; every other route answers the simple body. The family is a
-property of the router, never decided per endpoint.
+Three families, each a property of the router (its `route_class`), never decided per
+endpoint (docs/errors.md has the table):
+
+- `EnvelopeRoute`: the token, cash-in and cash-out routes answer the spec's full envelope
+  (`code`, `userMessage`, `details`, `errorCode` on business errors).
+- `CentralBankRoute`: the Central-Bank-style routes answer the spec's simple body,
+  `{statusCode, message, error}`, exactly.
+- every other route, and requests that match no route: the general envelope, the simple
+  body plus `code`, `timestamp`, `path`, `method` and `errorId`, with `message` always a
+  string (per-field failures in `details.violations`).
 """
 
 from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
+from enum import StrEnum
 from http import HTTPStatus
 from typing import Any
 
@@ -19,7 +27,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pixgate.api.responses import JSONResponse
-from pixgate.api.schemas.errors import ErrorEnvelope
+from pixgate.api.schemas.errors import ApiError, ErrorEnvelope, SimpleError
 from pixgate.domain.errors import PixgateError
 
 log = structlog.get_logger(__name__)
@@ -39,14 +47,34 @@ _CODES_BY_STATUS = {
 }
 
 
+class Family(StrEnum):
+    ENVELOPE = "envelope"
+    CENTRAL_BANK = "central_bank"
+    GENERAL = "general"
+
+
+ERROR_MODELS: dict[Family, type[SimpleError]] = {
+    Family.ENVELOPE: ErrorEnvelope,
+    Family.CENTRAL_BANK: SimpleError,
+    Family.GENERAL: ApiError,
+}
+
+
 class EnvelopeRoute(APIRoute):
-    """Marks a router whose errors use the full 7.1 envelope."""
+    """Marks a router whose errors use the spec's full envelope."""
 
-    envelope = True
+    family = Family.ENVELOPE
 
 
-def uses_envelope(request: Request) -> bool:
-    return bool(getattr(request.scope.get("route"), "envelope", False))
+class CentralBankRoute(APIRoute):
+    """Marks a router of the Central-Bank-style family: the simple body, nothing more."""
+
+    family = Family.CENTRAL_BANK
+
+
+def family_of(request: Request) -> Family:
+    family: Family = getattr(request.scope.get("route"), "family", Family.GENERAL)
+    return family
 
 
 def request_id(request: Request) -> str:
@@ -64,28 +92,31 @@ def render(
     details: dict[str, Any] | None = None,
     business: bool = False,
     headers: dict[str, str] | None = None,
-    simple: bool = False,
 ) -> JSONResponse:
     reason = HTTPStatus(status).phrase
-    body: dict[str, Any]
-    if uses_envelope(request) and not simple:
-        body = {
-            "statusCode": status,
-            "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
-            "path": request.url.path,
-            "method": request.method,
-            "code": code,
-            "message": message,
-            "userMessage": user_message,
-            "errorId": request_id(request),
-            "error": reason,
-        }
-        if details is not None:
-            body["details"] = details
-        if business:
-            body["errorCode"] = code
-    else:
-        body = {"statusCode": status, "message": message, "error": reason}
+    family = family_of(request)
+    body: dict[str, Any] = {"statusCode": status}
+    if family is Family.CENTRAL_BANK:
+        body |= {"message": message, "error": reason}
+        return JSONResponse(body, status_code=status, headers=headers)
+    if family is Family.GENERAL and isinstance(message, list):
+        details = {"violations": message, **(details or {})}
+        message = "; ".join(message)
+    body |= {
+        "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        "path": request.url.path,
+        "method": request.method,
+        "code": code,
+        "message": message,
+    }
+    if family is Family.ENVELOPE:
+        body["userMessage"] = user_message
+    body["errorId"] = request_id(request)
+    body["error"] = reason
+    if details is not None:
+        body["details"] = details
+    if business and family is Family.ENVELOPE:
+        body["errorCode"] = code
     return JSONResponse(body, status_code=status, headers=headers)
 
 
@@ -114,7 +145,6 @@ async def on_pixgate_error(request: Request, exc: Exception) -> JSONResponse:
         user_message=exc.user_message,
         details=exc.details,
         business=exc.business,
-        simple=exc.simple_body,
         headers=exc.headers(),
     )
 
@@ -163,14 +193,16 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(Exception, on_unexpected)
 
 
-def openapi_responses(*errors: type[PixgateError]) -> dict[int | str, dict[str, Any]]:
+def openapi_responses(
+    *errors: type[PixgateError], family: Family = Family.ENVELOPE
+) -> dict[int | str, dict[str, Any]]:
     """`responses=` for a route, built from the error classes it can raise."""
     by_status: dict[int, list[str]] = {}
     for error in errors:
         by_status.setdefault(error.status, []).append(error.code)
     return {
         status: {"description": "Error codes: " + ", ".join(sorted(codes)),
-                 "model": ErrorEnvelope}
+                 "model": ERROR_MODELS[family]}
         for status, codes in by_status.items()
     }
 

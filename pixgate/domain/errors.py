@@ -15,8 +15,6 @@ class PixgateError(Exception):
     user_message: ClassVar[str] = "Something went wrong. Please try again."
     business: ClassVar[bool] = True
     """Business errors carry `errorCode` (equal to `code`) in the 7.1 envelope."""
-    simple_body: ClassVar[bool] = False
-    """Answered with the simple body even on envelope routes (bearer failures, 5)."""
 
     def __init__(
         self,
@@ -70,7 +68,6 @@ class Unauthorized(PixgateError):
     code, status = "UNAUTHORIZED", 401
     user_message = "Authentication required."
     business = False
-    simple_body = True
 
     def headers(self) -> dict[str, str] | None:
         return {"WWW-Authenticate": "Bearer"}

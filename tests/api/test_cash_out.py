@@ -450,7 +450,10 @@ class TestRefusals:
     async def test_no_token(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         response = await client.post(PATH, json=order())
         assert response.status_code == 401
-        assert set(response.json()) == {"statusCode", "message", "error"}
+        body = response.json()
+        assert body["code"] == "UNAUTHORIZED" and body["path"] == PATH
+        assert {"timestamp", "method", "userMessage", "errorId", "error"} <= set(body)
+        assert "errorCode" not in body, "a missing token is not a business error"
 
 
 class TestLimits:

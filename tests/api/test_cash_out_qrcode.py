@@ -15,7 +15,7 @@ from pixgate.ledger import verify
 from pixgate.runtime import Runtime
 from tests.api.test_cash_in import create_charge
 from tests.api.test_sandbox_pay import PAY, PAYER
-from tests.helpers import bearer, make_account
+from tests.helpers import assert_general_error, bearer, make_account
 
 PATH = "/api/pix/cash-out-qrcode"
 EMAIL_CODE = encode(static("fulano@example.com", "Fulano de Tal", "Recife", 1050, "PED1"))
@@ -115,13 +115,12 @@ INVALID = [
 
 class TestRefusals:
     @pytest.mark.parametrize(("case", "body"), INVALID, ids=[c for c, _ in INVALID])
-    async def test_400_simple_body_nothing_moved(
+    async def test_400_in_envelope_nothing_moved(
         self, rt: Runtime, client: httpx.AsyncClient, case: str, body: dict[str, Any]
     ) -> None:
         payer = await make_account(rt, balance="50.00")
         response = await client.post(PATH, json=body, headers=await bearer(client, payer))
-        assert response.status_code == 400, response.text
-        assert set(response.json()) == {"statusCode", "message", "error"}
+        assert_general_error(response, 400)
         assert await rows(rt, payer.account_id) == []
         assert await balance(rt, payer.account_id) == (5000, 0)
 

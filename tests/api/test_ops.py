@@ -11,7 +11,7 @@ import pytest
 from pixgate.api.app import app_from_environment
 from pixgate.db import accounts as account_rows
 from pixgate.runtime import Runtime
-from tests.helpers import bearer, make_account, statements_waiting
+from tests.helpers import assert_general_error, bearer, make_account, statements_waiting
 
 
 async def test_healthz(client: httpx.AsyncClient) -> None:
@@ -56,10 +56,10 @@ async def test_docs_page_needs_no_cdn(client: httpx.AsyncClient) -> None:
     assert len(asset.content) > 100_000
 
 
-async def test_unknown_route_has_simple_body(client: httpx.AsyncClient) -> None:
-    response = await client.get("/nope")
-    assert response.status_code == 404
-    assert response.json() == {"statusCode": 404, "message": "Not Found", "error": "Not Found"}
+async def test_unknown_route_has_the_general_envelope(client: httpx.AsyncClient) -> None:
+    body = assert_general_error(await client.get("/nope"), 404, "NOT_FOUND")
+    assert body["message"] == "Not Found"
+    assert_general_error(await client.delete("/healthz"), 405, "METHOD_NOT_ALLOWED")
 
 
 async def test_wrong_content_type_is_415(rt: Runtime, client: httpx.AsyncClient) -> None:

@@ -13,9 +13,10 @@ import pytest
 from fastapi.routing import APIRoute
 
 from pixgate.api.deps import current_principal
+from pixgate.api.errors import Family
 from pixgate.api.routes import ROUTERS
 from pixgate.runtime import Runtime
-from tests.helpers import bearer, cert_header, make_account
+from tests.helpers import SIMPLE_BODY, assert_general_error, bearer, cert_header, make_account
 
 # A syntactically valid value per path parameter name, so that only the token is at issue.
 _PATH_VALUES = {
@@ -28,7 +29,7 @@ _PATH_VALUES = {
 }
 
 
-def _authenticated_routes() -> list[tuple[str, str]]:
+def _authenticated_routes() -> list[tuple[str, str, Family]]:
     found = []
     for route in (route for router in ROUTERS for route in router.routes):
         if not isinstance(route, APIRoute):
@@ -37,7 +38,8 @@ def _authenticated_routes() -> list[tuple[str, str]]:
         if current_principal not in calls:
             continue
         path = re.sub(r"\{(\w+)(:\w+)?\}", lambda m: _PATH_VALUES.get(m[1], "1"), route.path)
-        found.extend((method, path) for method in sorted(route.methods))
+        family = getattr(route, "family", Family.GENERAL)
+        found.extend((method, path, family) for method in sorted(route.methods))
     return found
 
 
@@ -45,22 +47,28 @@ ROUTES = _authenticated_routes()
 
 
 def test_the_sweep_sees_every_family() -> None:
-    paths = {path for _, path in ROUTES}
+    paths = {path for _, path, _ in ROUTES}
     assert {"/accounts/balances", "/api/pix/cash-out", "/api/transactions", "/dict/pix"} <= paths
     assert any(path.startswith("/cob/") for path in paths)
     assert any(path.startswith("/sandbox/") for path in paths)
     assert len(ROUTES) >= 18
 
 
-@pytest.mark.parametrize(("method", "path"), ROUTES)
+@pytest.mark.parametrize(("method", "path", "family"), ROUTES)
 async def test_token_without_its_certificate_is_refused(
-    rt: Runtime, client: httpx.AsyncClient, method: str, path: str
+    rt: Runtime, client: httpx.AsyncClient, method: str, path: str, family: Family
 ) -> None:
     account = await make_account(rt, balance="100")
     token_only = {"Authorization": (await bearer(client, account))["Authorization"]}
     response = await client.request(method, path, headers=token_only, json={})
     assert response.status_code == 401, response.text
-    assert set(response.json()) == {"statusCode", "message", "error"}
+    assert response.headers["www-authenticate"] == "Bearer"
+    if family is Family.CENTRAL_BANK:
+        assert set(response.json()) == SIMPLE_BODY
+    elif family is Family.GENERAL:
+        assert_general_error(response, 401, "UNAUTHORIZED")
+    else:
+        assert response.json()["code"] == "UNAUTHORIZED"
     assert "certificate" in response.json()["message"]
 
 

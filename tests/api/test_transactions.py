@@ -12,7 +12,7 @@ import pytest
 from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from tests.builders import insert_transactions
-from tests.helpers import bearer, make_account
+from tests.helpers import assert_general_error, bearer, make_account
 
 LIST = "/api/transactions"
 
@@ -157,8 +157,7 @@ class TestStatement:
     ) -> None:
         account = await make_account(rt)
         response = await client.get(LIST, headers=await bearer(client, account), params=params)
-        assert response.status_code == 400, response.text
-        assert set(response.json()) == {"statusCode", "message", "error"}
+        assert_general_error(response, 400, "HTTP_ERROR")
 
     async def test_never_another_accounts_rows(
         self, rt: Runtime, client: httpx.AsyncClient

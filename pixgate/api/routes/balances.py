@@ -7,13 +7,16 @@ from typing import Any
 from fastapi import APIRouter
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep
+from pixgate.api.errors import CentralBankRoute
 from pixgate.api.schemas.balances import AccountBalances, StandardBalance
 from pixgate.api.schemas.common import iso
 from pixgate.api.schemas.errors import SimpleError
 from pixgate.domain.money import to_number
 from pixgate.services import balances
 
-router = APIRouter(tags=["balances"], responses={401: {"model": SimpleError}})
+router = APIRouter(
+    route_class=CentralBankRoute, tags=["balances"], responses={401: {"model": SimpleError}}
+)
 
 
 @router.get("/accounts/balances", response_model=AccountBalances, summary="Account balance")

@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
 from pixgate.api.schemas.cash_out_qrcode import QrCashOutRequest, QrCashOutResponse
 from pixgate.api.schemas.common import iso
-from pixgate.api.schemas.errors import SimpleError
+from pixgate.api.schemas.errors import ApiError
 from pixgate.services import cash_out_qrcode
 
 router = APIRouter(tags=["cash-out"])
@@ -21,11 +21,11 @@ router = APIRouter(tags=["cash-out"])
     response_model=QrCashOutResponse,
     summary="Pay a QR code (BR Code copy-and-paste string)",
     responses={
-        400: {"model": SimpleError, "description": "invalid data or QR code, mismatched "
+        400: {"model": ApiError, "description": "invalid data or QR code, mismatched "
               "amount, insufficient balance, own charge"},
-        401: {"model": SimpleError},
-        409: {"model": SimpleError, "description": "externalId already used"},
-        500: {"model": SimpleError},
+        401: {"model": ApiError},
+        409: {"model": ApiError, "description": "externalId already used"},
+        500: {"model": ApiError},
     },
 )
 async def create_qr_cash_out(

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
+from pixgate.api.errors import CentralBankRoute
 from pixgate.api.schemas.cob import CobPatch, CobRequest
 from pixgate.api.schemas.errors import SimpleError
 from pixgate.domain.money import format_amount
@@ -14,6 +15,7 @@ from pixgate.services import cob
 from pixgate.timestamps import iso
 
 router = APIRouter(
+    route_class=CentralBankRoute,
     tags=["cob"],
     responses={
         400: {"model": SimpleError}, 401: {"model": SimpleError}, 404: {"model": SimpleError},

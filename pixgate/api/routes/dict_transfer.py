@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Response
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
-from pixgate.api.errors import openapi_responses
+from pixgate.api.errors import CentralBankRoute, openapi_responses
 from pixgate.api.schemas.common import iso
 from pixgate.api.schemas.dict_transfer import (
     DictTransferRequest,
@@ -25,7 +25,9 @@ from pixgate.domain import errors
 from pixgate.domain.money import to_cents, to_number
 from pixgate.services import dict_transfer
 
-router = APIRouter(tags=["dict"], responses={401: {"model": SimpleError}})
+router = APIRouter(
+    route_class=CentralBankRoute, tags=["dict"], responses={401: {"model": SimpleError}}
+)
 
 TYPE_OF_STATUS = {"PENDING": "PENDING", "CONFIRMED": "COMPLETED", "ERROR": "ERROR"}
 """2.8's `type` for each transaction status (D10)."""

@@ -7,10 +7,11 @@ from typing import Any
 from fastapi import APIRouter, Response
 
 from pixgate.api.deps import RuntimeDep
+from pixgate.api.errors import CentralBankRoute
 from pixgate.api.schemas.errors import SimpleError
 from pixgate.services import locations
 
-router = APIRouter(tags=["locations"])
+router = APIRouter(route_class=CentralBankRoute, tags=["locations"])
 
 
 @router.get(

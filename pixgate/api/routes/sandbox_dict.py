@@ -8,13 +8,13 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
-from pixgate.api.schemas.errors import SimpleError
+from pixgate.api.schemas.errors import ApiError
 from pixgate.services import sandbox
 
 router = APIRouter(
     tags=["sandbox"],
     dependencies=[Depends(sandbox_only)],
-    responses={400: {"model": SimpleError}, 401: {"model": SimpleError}},
+    responses={400: {"model": ApiError}, 401: {"model": ApiError}},
 )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
-from pixgate.api.schemas.errors import SimpleError
+from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.sandbox_pix import (
     Received,
     SandboxIncomingRequest,
@@ -23,8 +23,8 @@ router = APIRouter(
     tags=["sandbox"],
     dependencies=[Depends(sandbox_only)],
     responses={
-        400: {"model": SimpleError},
-        401: {"model": SimpleError},
+        400: {"model": ApiError},
+        401: {"model": ApiError},
     },
 )
 
@@ -43,7 +43,7 @@ def _payer(payer: SandboxPayer) -> charges.Payer:
     status_code=201,
     response_model=Received,
     summary="Pay a cash-in charge or cob by its copy-and-paste code",
-    responses={409: {"model": SimpleError}, 422: {"model": SimpleError}},
+    responses={409: {"model": ApiError}, 422: {"model": ApiError}},
 )
 async def pay(body: SandboxPayRequest, rt: RuntimeDep, who: CurrentAccount) -> dict[str, str]:
     received = await charges.sandbox_pay(rt, body.pixCode, _payer(body.payer), paid_at=body.paidAt)

@@ -7,13 +7,13 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep
-from pixgate.api.schemas.errors import SimpleError
+from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.transactions import TransactionPage
 from pixgate.services import transactions
 
 router = APIRouter(
     tags=["transactions"],
-    responses={400: {"model": SimpleError}, 401: {"model": SimpleError}},
+    responses={400: {"model": ApiError}, 401: {"model": ApiError}},
 )
 
 Status = Literal["PENDING", "CONFIRMED", "ERROR"]

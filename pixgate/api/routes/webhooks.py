@@ -18,11 +18,11 @@ from pixgate.api import rate_limit
 from pixgate.api.deps import CurrentAccount, RuntimeDep
 from pixgate.api.schemas import webhooks as schemas
 from pixgate.api.schemas.common import iso
-from pixgate.api.schemas.errors import SimpleError
+from pixgate.api.schemas.errors import ApiError
 from pixgate.domain import webhooks as rules
 from pixgate.services import webhooks
 
-router = APIRouter(tags=["webhooks"], responses={401: {"model": SimpleError}})
+router = APIRouter(tags=["webhooks"], responses={401: {"model": ApiError}})
 
 DISABLED_MESSAGE = (
     "This route is temporarily disabled and persisted nothing. Manage webhooks in the "
@@ -42,7 +42,7 @@ EventTypeParam = Literal[
     description="Disabled unless PIXGATE_WEBHOOK_API_ENABLED is on: then answers "
     "`success: false` and persists nothing (4.9). Enabled: adds the URL (at most 3 active per "
     "event type); the same URL again updates its headers and version.",
-    responses={400: {"model": SimpleError}, 404: {"model": SimpleError}},
+    responses={400: {"model": ApiError}, 404: {"model": ApiError}},
 )
 async def add_webhook(
     rt: RuntimeDep, who: CurrentAccount, body: schemas.WebhookCreate
@@ -63,7 +63,7 @@ async def add_webhook(
     summary="List the account's webhooks",
     description="Disabled unless PIXGATE_WEBHOOK_API_ENABLED is on: then always an empty "
     "list (4.10), which must not be used to verify configuration.",
-    responses={404: {"model": SimpleError}},
+    responses={404: {"model": ApiError}},
 )
 async def list_webhooks(rt: RuntimeDep, who: CurrentAccount) -> dict[str, Any]:
     if not rt.settings.webhook_api_enabled:
@@ -89,8 +89,8 @@ async def list_webhooks(rt: RuntimeDep, who: CurrentAccount) -> dict[str, Any]:
     "One synchronous attempt (D20) to `url` if given (not persisted), else to every active "
     "URL of the event type; the answer is the first URL's and every attempt is logged. "
     "60 requests per minute per account.",
-    responses={400: {"model": SimpleError}, 404: {"model": SimpleError},
-               429: {"model": SimpleError}},
+    responses={400: {"model": ApiError}, 404: {"model": ApiError},
+               429: {"model": ApiError}},
 )
 async def resend_webhook(
     request: Request,
@@ -116,7 +116,7 @@ async def resend_webhook(
     description="deliveryState aggregates the event's deliveries: failed if any failed, "
     "else pending if any is pending, else delivered; `none` when no URL was configured. "
     "Any event can be redelivered with POST /api/resend-webhook/evt_<n>.",
-    responses={400: {"model": SimpleError}},
+    responses={400: {"model": ApiError}},
 )
 async def list_events(
     rt: RuntimeDep,

@@ -8,9 +8,25 @@ from pydantic import BaseModel, Field
 
 
 class SimpleError(BaseModel):
+    """The Central-Bank-style family's body."""
+
     statusCode: int
     message: str | list[str]
     error: str
+
+
+class ApiError(SimpleError):
+    """The general envelope: every route outside the spec's two fixed shapes."""
+
+    message: str
+    code: str = Field(description="stable machine-readable identifier; branch on it")
+    timestamp: str
+    path: str
+    method: str
+    errorId: str = Field(description="the request id (X-Request-Id); quote it to support")
+    details: dict[str, Any] | None = Field(
+        default=None, description="`violations` (per-field failures) and error specifics"
+    )
 
 
 class ErrorEnvelope(SimpleError):
