@@ -9,9 +9,11 @@ from pixgate.db.pool import Connection, Database
 from pixgate.provider.base import KeyHolder
 
 
-async def upsert(conn: Connection, holder: KeyHolder, *, account_id: int) -> None:
-    """Register or replace a key: the sandbox lets an integrator reshape its test directory."""
-    await conn.execute(
+async def upsert(conn: Connection, holder: KeyHolder, *, account_id: int) -> bool:
+    """Register a key, or replace one this account registered: the sandbox lets an integrator
+    reshape its own test directory. False, and nothing written, when another account
+    registered the key (it would redirect or block that account's payments to it)."""
+    status = await conn.execute(
         """
         INSERT INTO sandbox_dict_keys (key, key_type, name, document, ispb, bank_name,
                                        bank_code, branch, account_number, status, account_id)
@@ -20,12 +22,14 @@ async def upsert(conn: Connection, holder: KeyHolder, *, account_id: int) -> Non
             key_type = EXCLUDED.key_type, name = EXCLUDED.name, document = EXCLUDED.document,
             ispb = EXCLUDED.ispb, bank_name = EXCLUDED.bank_name, bank_code = EXCLUDED.bank_code,
             branch = EXCLUDED.branch, account_number = EXCLUDED.account_number,
-            status = EXCLUDED.status, account_id = EXCLUDED.account_id
+            status = EXCLUDED.status
+        WHERE sandbox_dict_keys.account_id = EXCLUDED.account_id
         """,
         holder.key, holder.key_type, holder.name, holder.document, holder.ispb,
         holder.bank_name, holder.bank_code, holder.branch, holder.account_number,
         holder.status, account_id,
     )
+    return status != "INSERT 0 0"
 
 
 KEYS = read_by_key("SELECT * FROM sandbox_dict_keys WHERE key = ANY($1::text[])", "key")

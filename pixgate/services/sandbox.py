@@ -12,7 +12,7 @@ from pixgate.domain.documents import (
     is_valid_document,
     only_document_chars,
 )
-from pixgate.domain.errors import ValidationFailed
+from pixgate.domain.errors import Conflict, ValidationFailed
 from pixgate.domain.pix_keys import (
     SplitKeyType,
     is_email,
@@ -61,5 +61,6 @@ async def register_key(
         branch=branch, account_number=account_number, status=status,
     )
     async with rt.db.begin() as conn:
-        await sandbox_dict.upsert(conn, holder, account_id=account_id)
+        if not await sandbox_dict.upsert(conn, holder, account_id=account_id):
+            raise Conflict("this key is registered in the sandbox DICT by another account")
     return holder
