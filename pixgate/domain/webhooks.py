@@ -83,7 +83,9 @@ def check_headers(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
     for name, value in pairs:
         lowered = name.lower()
         if not _HEADER_NAME.match(name):
-            raise InvalidWebhookConfig(f"header name {name!r} is not a valid HTTP header name")
+            # not echoed: a pasted "Authorization: Bearer ..." line lands here, credential and all
+            raise InvalidWebhookConfig("a header name is not a valid HTTP header name (no spaces, "
+                                       "colons or control characters)")
         if lowered in BLOCKED_HEADER_NAMES:
             raise InvalidWebhookConfig(f"header {name!r} cannot be set")
         if lowered in seen:
@@ -127,21 +129,40 @@ def parse_destination(url: str, *, allow_insecure: bool) -> Destination:
     return Destination(scheme, parts.hostname, port or (443 if scheme == "https" else 80))
 
 
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+
+
+def _reachable_as(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> (
+    ipaddress.IPv4Address | ipaddress.IPv6Address
+):
+    """The IPv4 address an IPv6 one stands for (mapped ::ffff:a.b.c.d, 6to4 2002::/16, NAT64
+    64:ff9b::/96; Python 3.11 calls the last two global whatever they carry), else itself."""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return address.ipv4_mapped
+        if address.sixtofour is not None:
+            return address.sixtofour
+        if address in _NAT64:
+            return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return address
+
+
 def check_addresses(host: str, addresses: Iterable[str], *, allow_insecure: bool) -> None:
     """Every address the host resolves to must be public; loopback only when insecure is on.
 
     All of them are checked (not just the first) because the connection may use any.
+    Reserved and site-local IPv6 (::/8 holds the deprecated IPv4-compatible ::a.b.c.d and
+    local-use NAT64) are refused too, as `is_global` lets them pass on Python 3.11.
     """
     resolved = list(addresses)
     if not resolved:
         raise UnsafeWebhookDestination(f"{host} does not resolve")
     for text in resolved:
-        address = ipaddress.ip_address(text.split("%", 1)[0])
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-            address = address.ipv4_mapped
+        address = _reachable_as(ipaddress.ip_address(text.split("%", 1)[0]))
         if address.is_loopback and allow_insecure:
             continue
-        if not address.is_global or address.is_multicast:
+        if (not address.is_global or address.is_multicast or address.is_reserved
+                or (isinstance(address, ipaddress.IPv6Address) and address.is_site_local)):
             raise UnsafeWebhookDestination(
                 f"{host} resolves to {address}, a private, loopback, link-local, multicast "
                 "or reserved address"

@@ -5,6 +5,11 @@ reads what it needs in one short transaction, POSTs, then logs the attempt in an
 Every connection goes through `_GuardedBackend`, which resolves the host and refuses
 private, loopback, link-local, multicast and reserved addresses (D19) on the very
 addresses it then connects to, so a DNS change between check and connect cannot slip by.
+
+A receiver cannot hold or flood us either: redirects are not followed, no cookie is kept,
+at most `_READ_LIMIT_BYTES` of an answer's body is read (the connection is then dropped),
+and a whole attempt (connect, send, answer) ends at `webhook_timeout_s`, however slowly
+the receiver trickles bytes (tests/webhooks/test_hostile_receivers.py).
 """
 
 from __future__ import annotations
@@ -67,6 +72,18 @@ async def resolve(host: str, port: int) -> list[str]:
     except socket.gaierror as exc:
         raise UnsafeWebhookDestination(f"{host} does not resolve: {exc.strerror}") from exc
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+class _NoCookies(httpx.Cookies):
+    """A jar that keeps nothing: no receiver's Set-Cookie is stored, none is ever sent, so
+    no state passes between attempts, receivers or accounts. Overriding these two (not
+    only refusing in a cookiejar policy) also skips httpx's per-response cookie parsing."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        return None
+
+    def set_cookie_header(self, request: httpx.Request) -> None:
+        return None
 
 
 class _GuardedBackend(httpcore.AsyncNetworkBackend):
@@ -153,7 +170,7 @@ def http_client() -> httpx.AsyncClient:
     """One pooled client per event loop (the CLI runs several loops in one process).
 
     No redirects (a redirect is a failed delivery: it could point anywhere), no proxies
-    from the environment (a proxy would bypass the destination checks).
+    from the environment (a proxy would bypass the destination checks), no cookies.
     """
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
@@ -167,6 +184,7 @@ def http_client() -> httpx.AsyncClient:
             network_backend=_GuardedBackend(),
         )
         client = httpx.AsyncClient(transport=transport, follow_redirects=False, trust_env=False)
+        client._cookies = _NoCookies()  # the `cookies=` argument would be copied into a jar
         _clients[loop] = client
     return client
 
@@ -190,14 +208,19 @@ class Attempt:
 
     @property
     def ok(self) -> bool:
-        return self.status_code is not None and rules.is_success(self.status_code)
+        """A 2xx answered in full (up to the read cap) within the deadline; a 2xx whose
+        answer then timed out or broke off is retried, like any network error."""
+        return (self.error is None and self.status_code is not None
+                and rules.is_success(self.status_code))
 
 
 async def _read_excerpt(response: httpx.Response) -> str:
-    """At most a few KB of the answer: a receiver cannot make us buffer a huge body."""
+    """At most `_READ_LIMIT_BYTES` of the raw answer (each read brings up to 64 KiB), kept
+    as the first `EXCERPT_CHARS` characters: a receiver cannot make us buffer a big body.
+    4 bytes per character at most, so the cut never changes the excerpt."""
     buffer = b""
     async for chunk in response.aiter_raw():
-        buffer += chunk
+        buffer += chunk[: _READ_LIMIT_BYTES - len(buffer)]
         if len(buffer) >= _READ_LIMIT_BYTES:
             break
     return rules.excerpt(buffer.decode("utf-8", errors="replace"))
@@ -231,7 +254,11 @@ async def _post_now(
     secrets: Sequence[str],
 ) -> Attempt:
     """`webhook-timestamp` is the real wall clock (receivers compare it with theirs), not the
-    injectable clock, which only drives our own scheduling."""
+    injectable clock, which only drives our own scheduling.
+
+    `webhook_timeout_s` bounds the whole attempt, from resolving the host to the last byte
+    of the excerpt: httpx's connect, read and write timeouts (the same value) only bound
+    each step, and a receiver sending a byte every few seconds never trips them."""
     timestamp = int(time.time())
     request_headers = {
         **headers,
@@ -248,16 +275,18 @@ async def _post_now(
     text: str | None = None
     error: str | None = None
     retry_after: float | None = None
+    limit = rt.settings.webhook_timeout_s
     try:
-        async with http_client().stream(
-            "POST", url, content=body, headers=request_headers,
-            timeout=httpx.Timeout(rt.settings.webhook_timeout_s),
+        async with asyncio.timeout(limit), http_client().stream(
+            "POST", url, content=body, headers=request_headers, timeout=limit,
         ) as response:
             status_code = response.status_code
             text = await _read_excerpt(response)
             retry_after = rules.parse_retry_after(response.headers.get("retry-after"), sent_at)
             if 300 <= status_code < 400:
                 error = f"redirect to {response.headers.get('location')!r} not followed"
+    except TimeoutError:  # the attempt's deadline (httpx's own timeouts are HTTPErrors)
+        error = f"timed out: no complete answer within {limit:g} s"
     except UnsafeWebhookDestination as exc:  # an address refused by _GuardedBackend
         error = f"destination refused: {exc.message}"
     except httpx.HTTPError as exc:
@@ -470,7 +499,7 @@ async def _find_event(conn: Connection, account_id: int, identifier: str) -> int
 def _resend_message(attempt: Attempt) -> str:
     if attempt.ok:
         return "Webhook resent successfully"
-    if attempt.status_code is not None:
+    if attempt.status_code is not None and not rules.is_success(attempt.status_code):
         return f"Webhook resent; the destination answered {attempt.status_code}"
     return f"Webhook could not be delivered: {attempt.error}"
 

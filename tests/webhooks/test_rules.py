@@ -91,6 +91,10 @@ class TestDestinations:
     @pytest.mark.parametrize("address", [
         "10.0.0.1", "172.16.5.4", "192.168.1.1", "127.0.0.1", "169.254.169.254", "0.0.0.0",
         "100.64.0.1", "224.0.0.1", "::1", "fe80::1", "fc00::1", "::ffff:10.0.0.1", "240.0.0.1",
+        # IPv6 that Python 3.11 calls global: NAT64 and 6to4 of private IPv4, IPv4-compatible,
+        # local-use NAT64, site-local
+        "64:ff9b::a00:1", "64:ff9b::7f00:1", "2002:a00:1::", "2002:a9fe:a9fe::1", "::a00:1",
+        "64:ff9b:1::a00:1", "fec0::1",
     ])
     def test_private_and_special_addresses_refused(self, address: str) -> None:
         with pytest.raises(UnsafeWebhookDestination):
@@ -101,6 +105,12 @@ class TestDestinations:
         with pytest.raises(UnsafeWebhookDestination):
             rules.check_addresses("h", ["127.0.0.1", "10.1.1.1"], allow_insecure=True)
         rules.check_addresses("h", ["8.8.8.8", "2001:4860:4860::8888"], allow_insecure=False)
+
+    def test_nat64_and_6to4_of_a_public_ipv4_pass(self) -> None:
+        """A DNS64 network hands out 64:ff9b::/96 for IPv4-only receivers: still deliverable."""
+        rules.check_addresses("h", ["64:ff9b::808:808", "2002:808:808::1"], allow_insecure=False)
+        with pytest.raises(UnsafeWebhookDestination, match=r"resolves to 10\.0\.0\.1,"):
+            rules.check_addresses("h", ["64:ff9b::a00:1"], allow_insecure=False)
 
 
 class TestRetries:
