@@ -51,7 +51,7 @@ class Settings(BaseSettings):
 
     webhook_api_enabled: bool = False
     allow_insecure_webhooks: bool = False
-    webhook_timeout_s: float = 10.0
+    webhook_timeout_s: float = Field(default=10.0, gt=0, description="total time of one attempt")
     webhook_concurrency_per_destination: int = Field(
         default=64, ge=1, description="webhook POSTs in flight to one host and port, per process"
     )
