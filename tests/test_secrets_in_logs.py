@@ -1,0 +1,679 @@
+"""Secrets never reach a log line or an error body (security item 9), checked as a user runs it.
+
+A real `pixgate serve`, with its in-process worker (settlement and webhook delivery run and
+log), at DEBUG and in JSON, gets a request on every route of the API with real secrets in
+play: client secrets (JSON body, OAuth form, HTTP Basic, wrong ones), access tokens (good,
+forged, expired, bound to another certificate, in a query parameter), certificates
+(malformed, unregistered, expired), a webhook whose custom header carries the receiver's
+credential and whose deliveries are signed with `whsec_` secrets, bodies that fail
+validation with a secret inside. Operators get their secrets from the CLI, as the README
+says. Then the captured output (and the CLI's stderr) and every error answer are searched
+for each secret value, whole and in pieces (a PEM's base64 lines, a token's signature).
+
+A guard makes a new route join: every (method, path template) of `ROUTERS` must have been
+called at least once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, quote_plus
+
+import httpx
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+from cryptography.x509.oid import NameOID
+from fastapi.routing import APIRoute
+
+from pixgate.api.routes import ROUTERS
+from pixgate.domain import brcode
+from pixgate.domain.certificates import from_pem
+from pixgate.domain.tokens import TokenSigner
+from pixgate.runtime import Runtime
+from pixgate.webhooks import verify_signature
+from tests.processes import PIXGATE, free_port
+from tests.webhooks.receiver import Receiver
+
+SETTINGS = {
+    "PIXGATE_LOG_LEVEL": "DEBUG",
+    "PIXGATE_LOG_JSON": "true",
+    "PIXGATE_WEBHOOK_API_ENABLED": "true",
+    "PIXGATE_ALLOW_INSECURE_WEBHOOKS": "true",
+    "PIXGATE_SETTLEMENT_DELAY_MS": "0",
+}
+CPF = "52998224725"
+EVP = "123e4567-e12b-42d3-a456-426614174000"
+EMAIL_KEY = "maria.silva@example.com"
+TXID = "logs" + "A" * 10 + "1234567890" + "zz"  # 26 characters
+MIN_PIECE = 16
+"""Shorter pieces of a secret (a PEM's last base64 line) could appear by chance."""
+
+
+# --- a real server, its worker in-process, every byte it writes kept ------------------------
+
+
+def environment(database_url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIXGATE_")}
+    return env | {"PIXGATE_DATABASE_URL": database_url} | SETTINGS
+
+
+SERVE = [PIXGATE, "serve"]
+
+CRASHING_SERVE = [sys.executable, "-c", """
+import os, structlog
+from pixgate.services import balances
+from pixgate.cli import app
+
+real_get = balances.get
+
+async def get(rt, account_id):
+    if structlog.contextvars.get_contextvars().get("request_id") == "crash-on-purpose":
+        raise RuntimeError(os.environ["CRASH_MESSAGE"])
+    return await real_get(rt, account_id)
+
+balances.get = get
+app()
+""", "serve"]
+"""`pixgate serve` exactly, but a balance read crashes (a RuntimeError carrying secrets) when
+its request id is `crash-on-purpose`: the 500 no route gives any more, on demand."""
+
+
+@contextmanager
+def serving_with_worker(
+    env: dict[str, str], log_path: Path, command: list[str] = SERVE
+) -> Iterator[str]:
+    """`pixgate serve` (worker included) on a free port, stdout and stderr into `log_path`;
+    stopped with SIGTERM, as an operator's supervisor does, so it logs its shutdown."""
+    port = free_port()
+    with log_path.open("wb") as output:
+        process = subprocess.Popen(
+            [*command, "--port", str(port)], env=env, stdout=output, stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert process.poll() is None, log_path.read_text()
+            try:
+                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        else:
+            raise AssertionError("pixgate serve did not become ready in 60 s")
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@dataclass
+class Cli:
+    env: dict[str, str]
+    stderr: list[str] = field(default_factory=list)
+
+    def __call__(self, *args: str) -> Any:
+        done = subprocess.run(
+            [PIXGATE, *args], env=self.env, capture_output=True, text=True, timeout=120
+        )
+        self.stderr.append(done.stderr)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout) if "--json" in args else done.stdout
+
+
+# --- what we look for --------------------------------------------------------------------
+
+
+@dataclass
+class Secrets:
+    needles: dict[str, str] = field(default_factory=dict)
+    """secret value (or a piece of one) -> what it is"""
+
+    def add(self, label: str, value: str) -> None:
+        assert len(value) >= 8, (label, value)
+        self.needles.setdefault(value, label)
+
+    def pem(self, label: str, pem: str) -> None:
+        """The PEM whole, as JSON would escape it, and each base64 line, raw and
+        percent-encoded (a header cut in the middle would still show them)."""
+        self.add(label, pem)
+        self.add(f"{label} (JSON-escaped)", json.dumps(pem)[1:-1])
+        lines = [line for line in pem.splitlines() if line and not line.startswith("-----")]
+        for number, line in enumerate(lines, 1):
+            if len(line) >= MIN_PIECE:
+                self.add(f"{label}, base64 line {number}", line)
+                self.add(f"{label}, base64 line {number}, percent-encoded", quote(line, safe=""))
+
+    def certificate(self, label: str, pem: str) -> None:
+        self.pem(label, pem)
+        self.add(f"{label} as X-SSL-Client-Cert", quote(pem, safe=""))
+
+    def token(self, label: str, token: str) -> None:
+        self.add(label, token)
+        self.add(f"{label}, signature", token.rsplit(".", 1)[1])
+
+    def leaks(self, texts: list[str]) -> str:
+        """Each secret found, with the text around it; empty when none is."""
+        found = []
+        for text in texts:
+            for value, label in self.needles.items():
+                at = text.find(value)
+                if at >= 0:
+                    found.append(f"- {label}: ...{text[max(0, at - 120):at + 40]!r}...")
+        return "\n".join(found)
+
+
+# --- every request recorded: the route it hit, and its answer when it is an error ----------
+
+
+def api_routes() -> set[tuple[str, str]]:
+    return {
+        (method, route.path)
+        for router in ROUTERS
+        for route in router.routes
+        if isinstance(route, APIRoute)
+        for method in route.methods
+    }
+
+
+@dataclass
+class Recorder:
+    routes: list[APIRoute] = field(default_factory=lambda: [
+        r for router in ROUTERS for r in router.routes if isinstance(r, APIRoute)
+    ])
+    called: set[tuple[str, str]] = field(default_factory=set)
+    requests: int = 0
+    errors: list[str] = field(default_factory=list)
+    statuses: dict[int, int] = field(default_factory=dict)
+
+    async def on_request(self, request: httpx.Request) -> None:
+        self.requests += 1
+        for route in self.routes:
+            if request.method in route.methods and route.path_regex.match(request.url.path):
+                self.called.add((request.method, route.path))
+
+    async def on_response(self, response: httpx.Response) -> None:
+        status = response.status_code
+        self.statuses[status] = self.statuses.get(status, 0) + 1
+        if status >= 400:
+            await response.aread()
+            self.errors.append(
+                f"{response.request.method} {response.request.url.path} -> {status}\n"
+                f"{dict(response.headers)}\n{response.text}"
+            )
+
+    def client(self, base: str) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            base_url=base, timeout=30,
+            event_hooks={"request": [self.on_request], "response": [self.on_response]},
+        )
+
+
+# --- certificates and tokens the way an attacker or a confused client has them -----------
+
+
+def self_signed(not_before: datetime, not_after: datetime) -> tuple[str, str]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "someone else")])
+    cert = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name)
+        .public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(not_before).not_valid_after(not_after)
+        .sign(key, hashes.SHA256())
+    )
+    return (cert.public_bytes(Encoding.PEM).decode(),
+            key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()).decode())
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def alg_none(token: str) -> str:
+    header = b64url(json.dumps({"alg": "none", "typ": "JWT"}).encode())
+    return f"{header}.{token.split('.')[1]}."
+
+
+def basic(client_id: str, secret: str) -> str:
+    return "Basic " + base64.b64encode(f"{client_id}:{secret}".encode()).decode()
+
+
+@dataclass
+class Log:
+    lines: list[str]
+    entries: list[dict[str, Any]]
+    levels: dict[str, int]
+
+
+def read_log(log_path: Path) -> Log:
+    """The whole output, which must be there, be JSON lines only (the standard library's
+    records too) and include DEBUG lines: logs that vanish or go around the processors
+    would make the search for secrets pointless."""
+    lines = [line for line in log_path.read_text().splitlines() if line.strip()]
+    assert lines, "pixgate serve wrote no log at all"
+    found, levels = [], {}
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            raise AssertionError(f"a log line that is not JSON: {line[:300]}") from None
+        found.append(entry)
+        levels[entry.get("level", "?")] = levels.get(entry.get("level", "?"), 0) + 1
+    assert levels.get("debug", 0) > 0, levels
+    return Log(lines, found, levels)
+
+
+def entries(log_path: Path) -> list[dict[str, Any]]:
+    """The JSON lines written so far (a line being written may be cut: skipped)."""
+    found = []
+    for line in log_path.read_text().splitlines():
+        try:
+            found.append(json.loads(line))
+        except ValueError:
+            continue
+    return found
+
+
+async def logged(log_path: Path, event: str, level: str, count: int) -> None:
+    """Until `count` lines of `event` at `level` are in the log (20 s at most)."""
+    deadline = time.monotonic() + 20
+    while sum(1 for e in entries(log_path)
+              if e.get("event") == event and e.get("level") == level) < count:
+        assert time.monotonic() < deadline, f"fewer than {count} {event} lines at {level}"
+        await asyncio.sleep(0.1)
+
+
+# --- the test ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def receiver() -> AsyncIterator[Receiver]:
+    server = Receiver()
+    await server.start()
+    yield server
+    await server.stop()
+
+
+async def test_no_secret_in_logs_or_error_bodies(
+    rt: Runtime, database_url: str, tmp_path: Path, receiver: Receiver
+) -> None:
+    env = environment(database_url)
+    cli = Cli(env)
+    secrets = Secrets()
+    receiver.plan("/hook-fail", *([500] * 50))
+    closed_port = free_port()  # nothing listens there: deliveries fail to connect
+    receiver_credential = f"receiver-secret-{uuid.uuid4().hex}"
+    receiver_header = f"Bearer {receiver_credential}"
+    secrets.add("custom webhook header value", receiver_header)
+    secrets.add("custom webhook header credential", receiver_credential)
+
+    # The operator's side: accounts, a second credential, a brought certificate, the
+    # webhook secret (then rotated: both sign), a webhook with the receiver's credential.
+    shop = cli("accounts", "create", "--name", "Loja Segura", "--balance", "1000.00", "--json")
+    payer = cli("accounts", "create", "--name", "Pagador", "--balance", "500.00", "--json")
+    for label, account in (("shop", shop), ("payer", payer)):
+        secrets.add(f"{label} clientSecret", account["clientSecret"])
+        secrets.pem(f"{label} private key", account["privateKeyPem"])
+        secrets.certificate(f"{label} certificate", account["certificatePem"])
+    extra = cli("credentials", "create", "--account", str(shop["accountId"]), "--json")
+    secrets.add("second clientSecret", extra["clientSecret"])
+    brought_pem, brought_key = self_signed(
+        datetime.now(UTC) - timedelta(minutes=5), datetime.now(UTC) + timedelta(days=30)
+    )
+    (tmp_path / "brought.pem").write_text(brought_pem)
+    cli("certs", "register", "--account", str(shop["accountId"]), "--pem",
+        str(tmp_path / "brought.pem"), "--json")
+    secrets.certificate("registered certificate", brought_pem)
+    secrets.pem("registered certificate's private key", brought_key)
+    first_whsec = cli("webhooks", "secret", "--account", str(shop["accountId"]), "--json")
+    cli("webhooks", "add", "--account", str(shop["accountId"]), "--event", "cash_out",
+        "--url", receiver.url("/hook-out"), "--header", f"Authorization={receiver_header}",
+        "--json")
+    second_whsec = cli("webhooks", "secret", "--account", str(shop["accountId"]), "--rotate",
+                       "--json")
+    whsecs = [first_whsec["secret"], second_whsec["secret"]]
+    for number, whsec in enumerate(whsecs, 1):
+        secrets.add(f"webhook secret {number}", whsec)
+        secrets.add(f"webhook secret {number}, key part", whsec.removeprefix("whsec_"))
+
+    # The gateway's own keys, generated on first start and kept in the database.
+    async with rt.db.connection() as conn:
+        stored = {r["name"]: r["value"] for r in await conn.fetch(
+            "SELECT name, value FROM server_keys")}
+    assert "jwt_ed25519" in stored and "secret_hash_key" in stored  # made by the CLI above
+    for name, value in stored.items():
+        if "BEGIN" in value:
+            secrets.pem(f"server key {name}", value)
+        else:
+            secrets.add(f"server key {name}", value)
+
+    shop_cert = quote(shop["certificatePem"], safe="")
+    payer_cert = quote(payer["certificatePem"], safe="")
+    brought_cert = quote(brought_pem, safe="")
+    shop_json = {"clientId": shop["clientId"], "clientSecret": shop["clientSecret"]}
+    secrets.add("shop Basic credentials", basic(shop["clientId"], shop["clientSecret"]))
+
+    recorder = Recorder()
+    log_path = tmp_path / "serve.log"
+    with serving_with_worker(env, log_path) as base:
+        async with recorder.client(base) as http:
+
+            async def token(path: str, status: int, cert: str | None = None,
+                            **kwargs: Any) -> str | None:
+                headers = kwargs.pop("headers", {})
+                if cert is not None:
+                    headers["X-SSL-Client-Cert"] = cert
+                response = await http.post(path, headers=headers, **kwargs)
+                assert response.status_code == status, response.text
+                if status != 201:
+                    return None
+                issued: str = response.json()["access_token"]
+                secrets.token(f"access token from {path.split('?')[0]}", issued)
+                return issued
+
+            # --- tokens: every way in, and every way to fail
+            shop_token = await token("/api/auth/token", 201, shop_cert, json=shop_json)
+            assert shop_token is not None
+            form = {"grant_type": "client_credentials"}
+            await token("/oauth/token", 201, shop_cert, data=form, headers={
+                "Authorization": basic(shop["clientId"], shop["clientSecret"])})
+            await token("/oauth/token", 201, shop_cert, data={
+                **form, "client_id": extra["clientId"], "client_secret": extra["clientSecret"]})
+            brought_token = await token("/api/auth/token", 201, brought_cert, json=shop_json)
+            payer_token = await token("/api/auth/token", 201, payer_cert, json={
+                "clientId": payer["clientId"], "clientSecret": payer["clientSecret"]})
+            assert brought_token is not None and payer_token is not None
+            wrong = shop["clientSecret"][::-1]
+            await token("/api/auth/token", 401, shop_cert,
+                        json={**shop_json, "clientSecret": wrong})
+            await token("/oauth/token", 401, shop_cert, data=form,
+                        headers={"Authorization": basic(shop["clientId"], wrong)})
+            await token("/oauth/token", 400, shop_cert, data=form,
+                        headers={"Authorization": "Basic !" + shop["clientSecret"]})
+            await token("/oauth/token", 400, shop_cert, data={
+                "grant_type": "password", "client_id": shop["clientId"],
+                "client_secret": shop["clientSecret"], "password": shop["clientSecret"]})
+            await token("/api/auth/token", 401, shop_cert,
+                        json={**shop_json, "clientId": str(uuid.uuid4())})
+            await token("/api/auth/token", 403, payer_cert, json=shop_json)
+            await token("/api/auth/token", 400, None, json=shop_json)
+            # bodies that fail validation with the secret inside
+            await token("/api/auth/token", 400, shop_cert,
+                        json={**shop_json, "clientSecret": shop["clientSecret"] + "x" * 30})
+            await token("/api/auth/token", 400, shop_cert,
+                        json={**shop_json, "clientId": "not-a-uuid"})
+            await token("/api/auth/token", 400, shop_cert, json={**shop_json, "clientId": 7})
+            await token("/api/auth/token", 400, shop_cert, headers={
+                "Content-Type": "application/json"},
+                content=json.dumps(shop_json)[:-1].encode())
+            # and in a query string, where some clients put them
+            await token(f"/oauth/token?client_secret={shop['clientSecret']}", 201, shop_cert,
+                        data={**form, "client_id": shop["clientId"],
+                              "client_secret": shop["clientSecret"]})
+            # certificates: malformed, cut, a private key by mistake, form-encoded,
+            # unregistered, expired, not yet valid
+            await token("/api/auth/token", 400, "not-a-certificate", json=shop_json)
+            await token("/api/auth/token", 400, shop_cert[: len(shop_cert) // 2], json=shop_json)
+            await token("/api/auth/token", 400, quote(shop["privateKeyPem"], safe=""),
+                        json=shop_json)
+            await token("/api/auth/token", 400, quote_plus(shop["certificatePem"]),
+                        json=shop_json)
+            now = datetime.now(UTC)
+            for label, (not_before, not_after), status in (
+                ("unregistered", (now - timedelta(minutes=5), now + timedelta(days=1)), 401),
+                ("expired", (now - timedelta(days=30), now - timedelta(days=1)), 401),
+                ("not yet valid", (now + timedelta(days=1), now + timedelta(days=30)), 401),
+            ):
+                pem, key = self_signed(not_before, not_after)
+                secrets.certificate(f"{label} certificate", pem)
+                secrets.pem(f"{label} certificate's private key", key)
+                await token("/api/auth/token", status, quote(pem, safe=""), json=shop_json)
+
+            shop_headers = {"Authorization": f"Bearer {shop_token}",
+                            "X-SSL-Client-Cert": shop_cert}
+            payer_headers = {"Authorization": f"Bearer {payer_token}",
+                             "X-SSL-Client-Cert": payer_cert}
+
+            # --- forged, expired, misbound and misplaced tokens
+            signer = TokenSigner.from_pem(stored["jwt_ed25519"], issuer="pixgate",
+                                          audience="pixgate-api")
+            expired = signer.issue(
+                client_id=shop["clientId"], account_id=shop["accountId"],
+                thumbprint=from_pem(shop["certificatePem"]).thumbprint,
+                now=datetime.now(UTC) - timedelta(hours=2), ttl=60,
+            )
+            secrets.token("expired token", expired)
+            forged = shop_token[:-6] + ("AAAAAA" if not shop_token.endswith("AAAAAA") else "BBBBBB")
+            secrets.add("forged token", forged)
+            secrets.add("alg none token", alg_none(shop_token))
+            for headers in (
+                {"Authorization": f"Bearer {forged}", "X-SSL-Client-Cert": shop_cert},
+                {"Authorization": f"Bearer {alg_none(shop_token)}", "X-SSL-Client-Cert": shop_cert},
+                {"Authorization": f"Bearer {expired}", "X-SSL-Client-Cert": shop_cert},
+                {"Authorization": f"Bearer {shop_token}", "X-SSL-Client-Cert": payer_cert},
+                {"Authorization": f"Bearer {shop_token}"},
+                {"Authorization": f"Bearer {shop_token}", "X-SSL-Client-Cert": "garbage"},
+                {"Authorization": f"Token {shop_token}", "X-SSL-Client-Cert": shop_cert},
+                {"Authorization": basic(shop["clientId"], shop["clientSecret"]),
+                 "X-SSL-Client-Cert": shop_cert},
+            ):
+                response = await http.get("/accounts/balances", headers=headers)
+                assert response.status_code == 401, response.text
+            response = await http.get(
+                "/api/balance", params={"access_token": shop_token},
+                headers={"X-SSL-Client-Cert": shop_cert})
+            assert response.status_code == 401
+
+            # --- webhooks: one by the API (custom header with the credential), one that
+            # fails, one nobody answers; a bad one with the credential inside
+            for event, url, version in (
+                ("cash_in", receiver.url("/hook-in"), "v2"),
+                ("cash_out", receiver.url("/hook-fail"), "v1"),
+                ("cash_in", f"http://127.0.0.1:{closed_port}/hook", "v1"),
+            ):
+                response = await http.post("/api/webhooks", headers=shop_headers, json={
+                    "url": url, "eventType": event, "version": version,
+                    "headers": [{"key": "Authorization", "value": receiver_header},
+                                {"key": "X-Receiver-Token", "value": receiver_credential}]})
+                assert response.status_code == 200 and response.json()["success"], response.text
+            for bad in (
+                {"key": "Authorization", "value": receiver_header + "x" * 1100},
+                {"key": "Authorization", "value": receiver_header + "\r\nX-Injected: 1"},
+                {"key": f"Authorization: {receiver_header}", "value": ""},  # a pasted line
+            ):
+                response = await http.post("/api/webhooks", headers=shop_headers, json={
+                    "url": receiver.url("/hook-in"), "eventType": "cash_in", "headers": [bad]})
+                assert response.status_code == 400, response.text
+            response = await http.post("/api/webhooks", headers=shop_headers, json={
+                "url": f"http://user:{shop['clientSecret']}@127.0.0.1:{receiver.port}/hook",
+                "eventType": "cash_in"})
+            assert response.status_code == 400, response.text
+            response = await http.get("/api/webhooks", headers=shop_headers)
+            assert response.status_code == 200 and response.json()["total"] == 4
+
+            # --- money moves, so settlement and deliveries run in the worker
+            response = await http.post("/sandbox/dict/keys", headers=shop_headers, json={
+                "key": EMAIL_KEY, "keyType": "EMAIL", "name": "Maria Silva", "document": CPF,
+                "ispb": "60701190", "bankName": "Banco Destino", "branch": "0001",
+                "accountNumber": "123456-7"})
+            assert response.status_code == 201, response.text
+            response = await http.post("/api/pix/cash-out", headers=shop_headers, json={
+                "value": 10, "externalId": "logs-out-1", "description": "pagamento",
+                "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano",
+                            "document": CPF}})
+            assert response.status_code == 201, response.text
+            cash_out_id = response.json()["transactionId"]
+            response = await http.post("/api/pix/cash-out", headers=shop_headers, json={
+                "value": 10, "externalId": "logs-out-2", "description": "x" * 500,
+                "clientSecret": shop["clientSecret"],
+                "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano",
+                            "document": CPF}})
+            assert response.status_code == 400, response.text
+            code = brcode.encode(brcode.static("fulano@example.com", "Fulano de Tal",
+                                               "Recife", 1050, "PED1"))
+            response = await http.post("/api/pix/cash-out-qrcode", headers=shop_headers, json={
+                "qrCode": code, "value": "10.50", "externalId": "logs-qr-1"})
+            assert response.status_code == 201, response.text
+            response = await http.post("/dict/pix", json={
+                "pixKey": EMAIL_KEY, "payment": {"currency": "BRL", "amount": 100}},
+                headers={**shop_headers, "x-idempotency-key": str(uuid.uuid4())})
+            assert response.status_code == 201, response.text
+            response = await http.post("/api/pix/cash-in", headers=shop_headers, json={
+                "transaction": {"value": "12.34", "description": "Pedido 42",
+                                "externalId": "logs-in-1"},
+                "payer": {"fullName": "Maria da Silva", "document": CPF}})
+            assert response.status_code == 201, response.text
+            pix_code = response.json()["pixCode"]
+            response = await http.post("/sandbox/pix/pay", headers=payer_headers, json={
+                "pixCode": pix_code, "payer": {"name": "Pagador", "document": CPF}})
+            assert response.status_code == 201, response.text
+            response = await http.post("/sandbox/pix/incoming", headers=shop_headers, json={
+                "value": "5.00", "payer": {"name": "Pagador", "document": CPF}})
+            assert response.status_code == 201, response.text
+
+            # --- cob and its location
+            response = await http.put(f"/cob/{TXID}", headers=shop_headers, json={
+                "calendario": {"expiracao": 3600}, "valor": {"original": "7.00"},
+                "chave": "loja@example.com", "solicitacaoPagador": "Pedido 43"})
+            assert response.status_code == 201, response.text
+            location = brcode.decode(response.json()["location"]).location_url
+            assert location is not None
+            assert (await http.get(f"/cob/{TXID}", headers=shop_headers)).status_code == 200
+            response = await http.patch(f"/cob/{TXID}", headers=shop_headers,
+                                        json={"solicitacaoPagador": "Pedido 43, revisto"})
+            assert response.status_code == 200, response.text
+            response = await http.patch(f"/cob/{TXID}", headers=shop_headers,
+                                        json={"solicitacaoPagador": shop_token})
+            assert response.status_code == 400, response.text
+            response = await http.get(f"/loc/{location.rsplit('/', 1)[-1]}")
+            assert response.status_code == 200, response.text
+            assert (await http.get("/loc/nothing-here")).status_code == 404
+            assert (await http.get("/.well-known/pix-jwks.json")).status_code == 200
+
+            # --- reads
+            for path in ("/accounts/balances", "/api/balance", "/api/transactions",
+                         f"/api/pix/transactions/pix-key/{EVP}", "/api/events"):
+                response = await http.get(path, headers=shop_headers)
+                assert response.status_code == 200, (path, response.text)
+            response = await http.get("/api/transactions", headers=shop_headers,
+                                      params={"page": shop_token, "access_token": shop_token})
+            assert response.status_code == 400, response.text
+            for path in ("/healthz", "/readyz", "/metrics", "/.well-known/jwks.json", "/docs"):
+                assert (await http.get(path)).status_code == 200, path
+            assert (await http.get(f"/no/such/route?token={shop_token}")).status_code == 404
+
+            # --- deliveries arrive, carrying the credential, signed with the whsec_ secrets
+            await receiver.wait_for(2)
+            async with asyncio.timeout(30):
+                while not (receiver.at("/hook-out") and receiver.at("/hook-in")  # noqa: ASYNC110
+                           and receiver.at("/hook-fail")):
+                    await asyncio.sleep(0.05)
+            for delivered in receiver.at("/hook-out") + receiver.at("/hook-in"):
+                assert delivered.headers["authorization"] == receiver_header
+                assert verify_signature(whsecs[0], delivered.headers, delivered.body)
+                assert verify_signature(whsecs[1], delivered.headers, delivered.body)
+            assert receiver.at("/hook-in")[0].headers["x-receiver-token"] == receiver_credential
+
+            # --- resend, to the configured URLs and to a given one
+            resent = await http.post(f"/api/resend-webhook/{cash_out_id}", headers=shop_headers)
+            assert resent.status_code == 200, resent.text
+            resent = await http.post(f"/api/resend-webhook/{cash_out_id}", headers=shop_headers,
+                                     json={"url": receiver.url("/hook-resend")})
+            assert resent.status_code == 200 and resent.json()["statusCode"] == 200, resent.text
+            assert len(receiver.at("/hook-resend")) == 1
+
+            # a revoked credential: new tokens refused at once, with its secret
+            cli("credentials", "revoke", extra["clientId"])
+            await token("/oauth/token", 401, shop_cert, data={
+                **form, "client_id": extra["clientId"], "client_secret": extra["clientSecret"]})
+
+            # the failed attempts (a 500, a refused connection) are logged at INFO
+            await logged(log_path, "webhook.attempted", "info", 2)
+
+    # --- every route was called
+    missing = api_routes() - recorder.called
+    assert not missing, f"routes this test never called (add them): {sorted(missing)}"
+
+    # --- the log and the error bodies: no secret in either
+    log = read_log(log_path)
+    events = {e.get("event") for e in log.entries}
+    assert {"http.request", "webhook.attempted", "worker.started", "worker.stopped"} <= events
+    leaks = secrets.leaks([*log.lines, *cli.stderr])
+    assert not leaks, f"secrets in the log:\n{leaks}"
+    assert len(recorder.errors) > 30
+    leaks = secrets.leaks(recorder.errors)
+    assert not leaks, f"secrets in error bodies:\n{leaks}"
+
+    print(f"\nrequests={recorder.requests} routes={len(recorder.called)}/{len(api_routes())} "
+          f"statuses={dict(sorted(recorder.statuses.items()))} log_lines={len(log.lines)} "
+          f"levels={log.levels} secret_needles={len(secrets.needles)}")
+
+
+async def test_a_crash_is_logged_without_the_secrets_it_carries(
+    rt: Runtime, database_url: str, tmp_path: Path
+) -> None:
+    """A 500 whose exception message holds secrets: the `request.crashed` line carries the
+    traceback, cleaned; the client sees none of it."""
+    env = environment(database_url)
+    cli = Cli(env)
+    shop = cli("accounts", "create", "--name", "Loja", "--balance", "1.00", "--json")
+    whsec = cli("webhooks", "secret", "--account", str(shop["accountId"]), "--json")["secret"]
+    cert = quote(shop["certificatePem"], safe="")
+    receiver_credential = f"receiver-secret-{uuid.uuid4().hex}"
+    env["CRASH_MESSAGE"] = (
+        f"crash with client_secret={shop['clientSecret']}, X-SSL-Client-Cert {cert}, "
+        f"Authorization: Bearer {receiver_credential}, key {shop['privateKeyPem']!r}, {whsec}"
+    )
+    secrets = Secrets()
+    secrets.add("clientSecret", shop["clientSecret"])
+    secrets.certificate("certificate", shop["certificatePem"])
+    secrets.pem("private key", shop["privateKeyPem"])
+    secrets.add("custom header credential", receiver_credential)
+    secrets.add("webhook secret", whsec)
+
+    recorder = Recorder()
+    log_path = tmp_path / "serve.log"
+    with serving_with_worker(env, log_path, CRASHING_SERVE) as base:
+        async with recorder.client(base) as http:
+            issued = await http.post("/api/auth/token", headers={"X-SSL-Client-Cert": cert},
+                                     json={"clientId": shop["clientId"],
+                                           "clientSecret": shop["clientSecret"]})
+            assert issued.status_code == 201, issued.text
+            secrets.token("access token", issued.json()["access_token"])
+            headers = {"Authorization": f"Bearer {issued.json()['access_token']}",
+                       "X-SSL-Client-Cert": cert}
+            assert (await http.get("/api/balance", headers=headers)).status_code == 200
+            crashed = await http.get("/api/balance",
+                                     headers={**headers, "X-Request-Id": "crash-on-purpose"})
+            assert crashed.status_code == 500
+            assert crashed.json()["message"] == "Internal server error"
+
+    log = read_log(log_path)
+    traces = {e["event"]: e["exception"] for e in log.entries if "exception" in e}
+    # uvicorn logs its "Exception in ASGI application" only for an exception that escapes the
+    # application; whichever lines carry the traceback, each is cleaned
+    assert "request.crashed" in traces, traces
+    for trace in traces.values():
+        assert "RuntimeError: crash with client_secret=[REDACTED], X-SSL-Client-Cert " in trace
+    assert not secrets.leaks([*log.lines, *cli.stderr]), secrets.leaks(log.lines)
+    assert not secrets.leaks(recorder.errors), secrets.leaks(recorder.errors)
