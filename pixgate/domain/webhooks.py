@@ -236,7 +236,7 @@ def parse_retry_after(value: str | None, now: datetime) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # `str.isdigit` alone takes `²`, which float refuses
         return float(value)
     try:
         at = parsedate_to_datetime(value)
