@@ -11,8 +11,8 @@ import swagger_ui_bundle
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from pixgate.api import errors
-from pixgate.api.deps import require_json
+from pixgate.api import errors, openapi
+from pixgate.api.deps import screen_request
 from pixgate.api.middleware import RequestContext
 from pixgate.api.responses import JSONResponse
 from pixgate.api.routes import ROUTERS
@@ -71,12 +71,14 @@ def create_app(
         default_response_class=JSONResponse,
         docs_url=None,
         redoc_url=None,
-        dependencies=[Depends(require_json)],
+        dependencies=[Depends(screen_request)],
         # Per-request OpenTelemetry probing costs throughput; pixgate exports Prometheus.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     if runtime is not None:
         app.state.runtime = runtime
+    # Before RequestContext: a middleware added later wraps the earlier ones, so the access
+    # log and metrics see the 500 that errors.AnswerUnexpected gives an unexpected exception.
     errors.install(app)
     app.add_middleware(RequestContext, max_body_bytes=settings.max_body_bytes)
     app.mount(
@@ -87,6 +89,7 @@ def create_app(
     for router in ROUTERS:
         app.include_router(router)
     register_openapi_webhooks(app)
+    openapi.install(app)
     return app
 
 

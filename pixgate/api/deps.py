@@ -6,9 +6,12 @@ cost on every request (docs/performance.md).
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Iterator
+from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
+from fastapi.dependencies.models import Dependant
+from pydantic import WithJsonSchema
 
 from pixgate.domain import scenarios
 from pixgate.domain.errors import NotFound, UnsupportedMediaType, ValidationFailed
@@ -33,8 +36,28 @@ async def current_principal(request: Request, rt: RuntimeDep) -> auth.Principal:
 CurrentAccount = Annotated[auth.Principal, Depends(current_principal)]
 
 
+SCENARIO_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {"type": "string", "enum": list(scenarios.NAMED)},
+        {"type": "string", "pattern": scenarios.DELAY_PATTERN},
+    ],
+}
+ScenarioHeader = Annotated[
+    str | None,
+    Header(
+        description="Sandbox only (D22): how the simulated settling bank behaves for this "
+        "request; case-insensitive. INSUFFICIENT_FUNDS, INVALID_PIX_KEY and "
+        "PROVIDER_UNAVAILABLE answer at once as the real error would (PROVIDER_UNAVAILABLE is "
+        "a 500 by design); the others end the transaction in ERROR with that errorCode at "
+        "settlement; WEBHOOK_DELAY holds the final state back 5 s; DELAY_<n>MS sets the "
+        f"settlement delay (n at most {scenarios.MAX_DELAY_MS}). Outside sandbox mode: 400.",
+    ),
+    WithJsonSchema(SCENARIO_SCHEMA),
+]
+
+
 async def sandbox_scenario(
-    rt: RuntimeDep, x_sandbox_scenario: Annotated[str | None, Header()] = None
+    rt: RuntimeDep, x_sandbox_scenario: ScenarioHeader = None
 ) -> str | None:
     """The canonical `X-Sandbox-Scenario` (D22); refused outside sandbox mode."""
     if x_sandbox_scenario is not None and not rt.settings.sandbox:
@@ -51,12 +74,120 @@ async def sandbox_only(rt: RuntimeDep) -> None:
         raise NotFound("Not Found")
 
 
-async def require_json(request: Request) -> None:
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+NUL_REASON = "must not contain the NUL character (U+0000)"
+
+
+async def screen_request(request: Request) -> None:
+    """Every route's first dependency: input no route can use is refused before any other work.
+
+    PostgreSQL's text and JSON types cannot hold U+0000, so a NUL in a path or query
+    parameter, a header the route reads or a JSON string would fail deep inside a statement
+    (a 500) if it got that far. Refused here, for every route at once, with a 400 in the
+    route's family naming the field. Then a body in another format is a clear 415, not a
+    confusing field error.
+
+    Cheap on purpose, every request pays it (GET /accounts/balances: two substring searches
+    of short strings and an attribute lookup): the headers searched are only those the
+    route declares (uvicorn itself refuses a NUL byte in any header field), and a body is
+    searched once or twice as raw bytes; its decoded JSON is walked only when that finds a
+    NUL or its `\\u0000` escape.
+    """
+    scope = request.scope
+    if "\x00" in scope["path"]:
+        raise ValidationFailed([f"{_nul_path_param(request)}: {NUL_REASON}"])
+    query = scope["query_string"]
+    if b"%00" in query or b"\x00" in query:
+        raise ValidationFailed([f"{_nul_query_param(request)}: {NUL_REASON}"])
+    route = scope.get("route")
+    declared = getattr(route, "_pixgate_headers", None)
+    if declared is None:
+        declared = _declared_headers(route)
+    if declared:
+        for name, value in scope["headers"]:
+            if name in declared and b"\x00" in value:
+                raise ValidationFailed([f"{name.decode('latin-1')}: {NUL_REASON}"])
+    if scope["method"] not in _BODY_METHODS:
+        return
+    if getattr(route, "accepts_form", False):
+        return  # the token route reads and checks its own body, after the certificate
+    _require_json(request)
+    if getattr(route, "body_field", None) is not None:
+        await _refuse_nul_in_body(request)
+
+
+def _declared_headers(route: Any) -> frozenset[bytes]:
+    """The header parameters of a route's dependencies (lower-case, as ASGI has them),
+    found on the route's first request and kept on it."""
+    if route is None:
+        return frozenset()
+    found = frozenset(_header_names(route.dependant))
+    route._pixgate_headers = found
+    return found
+
+
+def _header_names(dependant: Dependant) -> Iterator[bytes]:
+    for field in dependant.header_params:
+        yield field.alias.lower().encode("latin-1")
+    for sub in dependant.dependencies:
+        yield from _header_names(sub)
+
+
+def _nul_path_param(request: Request) -> str:
+    return next((k for k, v in request.path_params.items() if "\x00" in str(v)), "path")
+
+
+def _nul_query_param(request: Request) -> str:
+    return next(
+        (k.replace("\x00", "\\u0000") for k, v in request.query_params.multi_items()
+         if "\x00" in k or "\x00" in v),
+        "query",
+    )
+
+
+async def _refuse_nul_in_body(request: Request) -> None:
+    # FastAPI has read (and, for JSON, parsed) the body before any dependency runs: both
+    # are cached on the request, so this reads nothing again. In UTF-8 JSON a NUL can only
+    # be the escape `\u0000`; a raw zero byte means UTF-16/32 JSON, which json.loads takes.
+    raw = await request.body()
+    if b"\\u0000" not in raw and b"\x00" not in raw:
+        return
+    try:
+        decoded = await request.json()
+    except (ValueError, RecursionError):
+        return  # not JSON (or nested past the parser): the body's own validation answers 400
+    field = nul_field(decoded)
+    if field is not None:
+        raise ValidationFailed([f"{field}: {NUL_REASON}"])
+
+
+def nul_field(document: Any) -> str | None:
+    """The dotted path of the first string (value or key, in document order) holding U+0000
+    in decoded JSON. Iterative, so a deeply nested body cannot exhaust the stack."""
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                return where or "body"
+        elif isinstance(value, dict):
+            children = []
+            for key, item in value.items():
+                path = f"{where}.{key}" if where else key
+                if "\x00" in key:
+                    return path.replace("\x00", "\\u0000")
+                children.append((path, item))
+            stack.extend(reversed(children))
+        elif isinstance(value, list):
+            stack.extend(
+                (f"{where}.{i}" if where else str(i), value[i])
+                for i in range(len(value) - 1, -1, -1)
+            )
+    return None
+
+
+def _require_json(request: Request) -> None:
     """A body in another format is a clear 415, not a confusing field error."""
-    if request.method not in ("POST", "PUT", "PATCH"):
-        return
-    if getattr(request.scope.get("route"), "accepts_form", False):
-        return
     content_type = request.headers.get("content-type", "")
     has_body = request.headers.get("content-length", "0") != "0" or "transfer-encoding" in (
         request.headers

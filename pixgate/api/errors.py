@@ -25,6 +25,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pixgate.api.responses import JSONResponse
 from pixgate.api.schemas.errors import ApiError, ErrorEnvelope, SimpleError
@@ -186,11 +187,49 @@ async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+class AnswerUnexpected:
+    """Ends an unexpected exception with the family's 500, on a connection that stays open.
+
+    An `Exception` handler alone runs in Starlette's ServerErrorMiddleware, which sends the
+    handler's answer and then re-raises; uvicorn closes the connection of an application that
+    raised, so the client's next request on that keep-alive connection failed too. This
+    middleware sits inside the access middleware (the 500 is counted and logged there) and
+    outside the routes, and the exception ends here. One raised after the answer started
+    cannot be answered any more: it propagates, and dropping the connection is then the only
+    way to tell the client the body is incomplete.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:
+            if started:
+                raise
+            response = await on_unexpected(Request(scope), exc)
+            await response(scope, receive, send)
+
+
 def install(app: FastAPI) -> None:
     app.add_exception_handler(PixgateError, on_pixgate_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
+    # Still the last resort for an exception raised by a middleware outside AnswerUnexpected.
     app.add_exception_handler(Exception, on_unexpected)
+    app.add_middleware(AnswerUnexpected)
 
 
 def openapi_responses(

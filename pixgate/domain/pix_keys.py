@@ -36,6 +36,14 @@ _HEX = "[0-9A-Fa-f]"
 _UUID_HYPHENATED = re.compile(rf"{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}")
 _UUID_PLAIN = re.compile(rf"{_HEX}{{32}}")
 
+DICT_KEY_PATTERN = (
+    r"^(?:[0-9]{11}|[0-9A-Z]{12}[0-9]{2}|\+55[0-9]{10,11}"
+    rf"|{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}"
+    rf"|{_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}\.)+[A-Za-z]{{2,63}})$"
+)
+"""`dict_key_type`'s formats as one JSON Schema (ECMA 262) pattern, for the OpenAPI document:
+the e-mail's 64-character local part is left to the 77-character limit of the field."""
+
 DictKeyType = Literal["CPF", "CNPJ", "EMAIL", "PHONE", "EVP"]
 DetectedKeyType = Literal["CPF", "CNPJ", "PHONE", "EMAIL", "RANDOM"]
 

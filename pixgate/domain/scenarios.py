@@ -25,7 +25,10 @@ SETTLEMENT_ERRORS: dict[str, str] = {
 WEBHOOK_DELAY_MS = 5000
 MAX_DELAY_MS = 600_000
 _DELAY = re.compile(r"^DELAY_(\d{1,6})MS$")
-ALLOWED = (*sorted(SYNCHRONOUS), *SETTLEMENT_ERRORS, "WEBHOOK_DELAY", "DELAY_<n>MS")
+NAMED = (*sorted(SYNCHRONOUS), *SETTLEMENT_ERRORS, "WEBHOOK_DELAY")
+ALLOWED = (*NAMED, "DELAY_<n>MS")
+DELAY_PATTERN = r"^DELAY_([0-9]{1,5}|[0-5][0-9]{5}|600000)MS$"
+"""`DELAY_<n>MS` for n up to MAX_DELAY_MS, as a JSON Schema (ECMA 262) pattern."""
 
 
 def parse(value: str | None) -> str | None:

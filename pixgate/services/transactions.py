@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -149,16 +149,22 @@ def _window(rt: Runtime, query: ListQuery, *, default_days: int) -> tuple[dateti
     zone = ZoneInfo(rt.settings.timezone)
     today = rt.clock.now().astimezone(zone).date()
     end = _parse_date(query.end_date, "endDate") or today
-    start = _parse_date(query.start_date, "startDate") or end - timedelta(days=default_days)
-    if end < start:
-        raise ValidationFailed(["endDate must not be before startDate"])
-    if (end - start).days > MAX_RANGE_DAYS:
-        raise ValidationFailed([f"the interval between startDate and endDate is above "
-                                f"{MAX_RANGE_DAYS} days"])
-    return (
-        datetime.combine(start, time.min, zone),
-        datetime.combine(end + timedelta(days=1), time.min, zone),
-    )
+    try:
+        start = _parse_date(query.start_date, "startDate") or end - timedelta(days=default_days)
+        if end < start:
+            raise ValidationFailed(["endDate must not be before startDate"])
+        if (end - start).days > MAX_RANGE_DAYS:
+            raise ValidationFailed([f"the interval between startDate and endDate is above "
+                                    f"{MAX_RANGE_DAYS} days"])
+        # In UTC here, as PostgreSQL gets them: the day after 9999-12-31, or 31 days before
+        # 0001-01-01, would otherwise overflow later, inside the statement (a 500).
+        return (
+            datetime.combine(start, time.min, zone).astimezone(UTC),
+            datetime.combine(end + timedelta(days=1), time.min, zone).astimezone(UTC),
+        )
+    except OverflowError as exc:
+        raise ValidationFailed(["startDate and endDate must leave a day's margin within the "
+                                "years 1 to 9999"]) from exc
 
 
 def _parse_date(value: str | None, field: str) -> date | None:

@@ -475,12 +475,13 @@ EVENT_ID_PREFIX = "evt_"
 async def _find_event(conn: Connection, account_id: int, identifier: str) -> int:
     """The event a resend re-emits: `evt_<id>`, or the latest event of the transaction named
     by numeric id, UUID transactionId, end-to-end id or externalId (D26, D27)."""
-    if identifier.startswith(EVENT_ID_PREFIX) and identifier[4:].isdigit():
-        event_id = await rows.event_of_account(conn, account_id, int(identifier[4:]))
+    event_number = _bigint(identifier.removeprefix(EVENT_ID_PREFIX))
+    if identifier.startswith(EVENT_ID_PREFIX) and event_number is not None:
+        event_id = await rows.event_of_account(conn, account_id, event_number)
         if event_id is None:
             raise NotFound(f"event {identifier} not found")
         return event_id
-    numeric = int(identifier) if identifier.isdigit() and len(identifier) <= 18 else None
+    numeric = _bigint(identifier)
     try:
         uuid: str | None = str(UUID(identifier))
     except ValueError:
@@ -494,6 +495,14 @@ async def _find_event(conn: Connection, account_id: int, identifier: str) -> int
     if event_id is None:
         raise ValidationFailed(f"transaction {identifier} has no webhook event yet (still pending)")
     return event_id
+
+
+def _bigint(text: str) -> int | None:
+    """`text` as an id PostgreSQL's bigint holds, or None: then it is looked up as text (an
+    externalId). `str.isdigit` alone takes superscripts such as `²`, which `int` refuses."""
+    if text.isascii() and text.isdigit() and len(text) <= 18:
+        return int(text)
+    return None
 
 
 def _resend_message(attempt: Attempt) -> str:

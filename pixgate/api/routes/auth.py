@@ -46,6 +46,19 @@ _TOKEN_ERRORS = openapi_responses(
     errors.RateLimited,
 )
 _BODY_SCHEMA: dict[str, Any] = {
+    # The header is read by hand (its checks come first and answer their own codes), so
+    # FastAPI does not see it: declared here, required as section 5 says.
+    "parameters": [
+        {
+            "name": "X-SSL-Client-Cert",
+            "in": "header",
+            "required": True,
+            "description": "The client certificate's PEM, percent-encoded (RFC 3986) as "
+            "nginx's `$ssl_client_escaped_cert` sends it; set by the TLS front from the "
+            "handshake. Missing: 400 PUB_CERT_HEADER_MISSING.",
+            "schema": {"type": "string"},
+        }
+    ],
     "requestBody": {
         "required": True,
         "content": {

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Response
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
-from pixgate.api.errors import CentralBankRoute, openapi_responses
+from pixgate.api.errors import CentralBankRoute, Family, openapi_responses
 from pixgate.api.schemas.common import iso
 from pixgate.api.schemas.dict_transfer import (
     DictTransferRequest,
@@ -33,10 +33,25 @@ TYPE_OF_STATUS = {"PENDING": "PENDING", "CONFIRMED": "COMPLETED", "ERROR": "ERRO
 """2.8's `type` for each transaction status (D10)."""
 
 
+UUID_V4 = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+_IDEMPOTENCY_HEADER: dict[str, Any] = {
+    # Read by `idempotency_key`, which answers its own 400 before the body is looked at, so
+    # FastAPI does not see it as required: declared here as section 4.13 says.
+    "parameters": [
+        {
+            "name": "x-idempotency-key",
+            "in": "header",
+            "required": True,
+            "description": "UUID v4; a repeat answers the same transfer, with "
+            "`Idempotent-Replayed: true`",
+            "schema": {"type": "string", "format": "uuid", "pattern": UUID_V4},
+        }
+    ]
+}
+
+
 def idempotency_key(
-    x_idempotency_key: Annotated[
-        str | None, Header(description="UUID v4; a repeat answers the same transfer")
-    ] = None,
+    x_idempotency_key: Annotated[str | None, Header(include_in_schema=False)] = None,
 ) -> uuid.UUID:
     """Checked before the body, so a request without a key never does anything else."""
     if x_idempotency_key is None:
@@ -51,12 +66,14 @@ def idempotency_key(
     status_code=201,
     response_model=DictTransferResponse,
     summary="Transfer to a PIX key (DICT)",
+    openapi_extra=_IDEMPOTENCY_HEADER,
     responses=openapi_responses(
         errors.ValidationFailed,
         errors.DictKeyNotFound,
         errors.IspbDenied,
         errors.DictTransferInsufficientBalance,
         errors.IdempotencyKeyReused,
+        family=Family.CENTRAL_BANK,
     ),
 )
 async def create_transfer(

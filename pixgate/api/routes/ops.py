@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from pydantic import BaseModel, Field
 
 from pixgate.api.deps import RuntimeDep
 from pixgate.api.responses import JSONResponse
@@ -20,7 +21,17 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/readyz", summary="Readiness: the database answers", responses={503: {}})
+class Readiness(BaseModel):
+    status: Literal["ready", "unavailable"]
+    reason: str | None = Field(default=None, description="the error met reaching the database")
+
+
+@router.get(
+    "/readyz",
+    summary="Readiness: the database answers",
+    response_model=Readiness,
+    responses={503: {"model": Readiness, "description": "The database does not answer."}},
+)
 async def readyz(rt: RuntimeDep) -> JSONResponse:
     try:
         async with rt.db.connection() as conn:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Literal
 
 from fastapi import APIRouter, Depends
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_CPF, example
 from pixgate.api.schemas.errors import ApiError
 from pixgate.services import sandbox
 
@@ -19,10 +20,17 @@ router = APIRouter(
 
 
 class DictKeyRequest(BaseModel):
+    model_config = ConfigDict(json_schema_extra=example({
+        "key": "maria@example.com", "keyType": "EMAIL", "name": "Maria Souza",
+        "document": EXAMPLE_CPF, "ispb": "60701190", "bankName": "ITAU UNIBANCO S.A.",
+        "bankCode": "341", "branch": "0001", "accountNumber": "123456",
+    }))
+
     key: str = Field(min_length=1, max_length=77)
     keyType: Literal["CPF", "CNPJ", "EMAIL", "PHONE", "EVP", "RANDOM", "DOCUMENT"]
     name: str = Field(min_length=1, max_length=140)
-    document: str = Field(min_length=11, max_length=18)
+    document: str = Field(min_length=11, max_length=18, json_schema_extra=DOCUMENT,
+                          description="CPF or CNPJ of the holder, with valid check digits")
     ispb: str = Field(pattern=r"^\d{8}$")
     bankName: str = Field(min_length=1, max_length=140)
     bankCode: str = Field(default="000", pattern=r"^\d{3}$")
@@ -31,7 +39,12 @@ class DictKeyRequest(BaseModel):
     status: Literal["ACTIVE", "BLOCKED", "CLOSED"] = "ACTIVE"
 
 
-@router.post("/sandbox/dict/keys", status_code=201, summary="Register a key in the sandbox DICT")
+@router.post(
+    "/sandbox/dict/keys",
+    status_code=201,
+    summary="Register a key in the sandbox DICT",
+    responses={409: {"description": "The key is registered by another account."}},
+)
 async def register_key(
     body: DictKeyRequest, rt: RuntimeDep, who: CurrentAccount
 ) -> dict[str, str]:

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep
+from pixgate.api.params import Day, Page, PageSize
 from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.transactions import TransactionPage
 from pixgate.services import transactions
@@ -24,12 +25,12 @@ Operation = Literal["PAYMENT", "WITHDRAW", "REFUND_IN", "REFUND_OUT"]
 async def list_transactions(
     rt: RuntimeDep,
     who: CurrentAccount,
-    page: Annotated[int, Query(ge=1)] = 1,
-    size: Annotated[int, Query(ge=1, le=100)] = 20,
+    page: Page = 1,
+    size: PageSize = 20,
     status: Status | None = None,
     type: Operation | None = None,
-    startDate: str | None = None,
-    endDate: str | None = None,
+    startDate: Day = None,
+    endDate: Day = None,
     externalId: str | None = None,
     endToEndId: str | None = None,
 ) -> dict[str, Any]:
@@ -51,12 +52,12 @@ async def list_by_pix_key(
     rt: RuntimeDep,
     who: CurrentAccount,
     pixKey: str,
-    page: Annotated[int, Query(ge=1)] = 1,
-    size: Annotated[int, Query(ge=1, le=1000)] = 20,
+    page: Page = 1,
+    size: Annotated[int, Query(ge=1, le=1000, description="items per page, at most 1000")] = 20,
     status: Status | None = None,
     type: Operation | None = None,
-    startDate: str | None = None,
-    endDate: str | None = None,
+    startDate: Day = None,
+    endDate: Day = None,
 ) -> dict[str, Any]:
     result = await transactions.by_pix_key(
         rt,

@@ -8,7 +8,6 @@ says today (disabled) unless `webhook_api_enabled` is on (D18).
 from __future__ import annotations
 
 import math
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
@@ -16,8 +15,9 @@ from fastapi.openapi.models import Example
 
 from pixgate.api import rate_limit
 from pixgate.api.deps import CurrentAccount, RuntimeDep
+from pixgate.api.params import Page, PageSize
 from pixgate.api.schemas import webhooks as schemas
-from pixgate.api.schemas.common import iso
+from pixgate.api.schemas.common import Timestamp, iso
 from pixgate.api.schemas.errors import ApiError
 from pixgate.domain import webhooks as rules
 from pixgate.services import webhooks
@@ -126,10 +126,10 @@ async def list_events(
         Literal["delivered", "pending", "failed", "none"] | None,
         Query(alias="deliveryState"),
     ] = None,
-    start_date: Annotated[datetime | None, Query(alias="startDate")] = None,
-    end_date: Annotated[datetime | None, Query(alias="endDate")] = None,
-    page: Annotated[int, Query(ge=1)] = 1,
-    size: Annotated[int, Query(ge=1, le=100)] = 20,
+    start_date: Annotated[Timestamp | None, Query(alias="startDate")] = None,
+    end_date: Annotated[Timestamp | None, Query(alias="endDate")] = None,
+    page: Page = 1,
+    size: PageSize = 20,
 ) -> dict[str, Any]:
     found = await webhooks.list_events(
         rt, who.account_id, event_type=type, delivery_state=delivery_state,

@@ -8,17 +8,24 @@ with a message array, as 7.4 says.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
+from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_CPF, Amount, example
 from pixgate.domain.pix_keys import SplitKeyType
+
+SplitValue = Annotated[Decimal, WithJsonSchema({
+    "anyOf": [{"type": "number", "minimum": 0.01}, {"type": "string"}],
+    "description": "at least 0.01; FIXED: BRL with at most 2 decimals; PERCENTAGE: percent "
+    "of the gross amount (10 means 10%)",
+})]
 
 
 class CashInTransaction(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    value: Decimal = Field(description="BRL, at least 0.01, at most 2 decimals")
+    value: Amount
     description: str = Field(min_length=1, max_length=140)
     externalId: str = Field(min_length=1, max_length=255, description="unique per account")
     expirationTime: int = Field(default=86400, ge=30, le=604800, description="seconds")
@@ -29,7 +36,8 @@ class CashInPayer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     fullName: str = Field(min_length=1, max_length=100)
-    document: str = Field(min_length=11, max_length=18, description="CPF or CNPJ")
+    document: str = Field(min_length=11, max_length=18, json_schema_extra=DOCUMENT,
+                          description="CPF or CNPJ with valid check digits")
 
 
 class CashInSplit(BaseModel):
@@ -38,14 +46,20 @@ class CashInSplit(BaseModel):
     pixKey: str = Field(min_length=1, max_length=255)
     pixKeyType: SplitKeyType
     name: str = Field(min_length=1, max_length=255)
-    document: str = Field(min_length=11, max_length=18, description="CPF or CNPJ")
+    document: str = Field(min_length=11, max_length=18, json_schema_extra=DOCUMENT,
+                          description="CPF or CNPJ with valid check digits")
     type: Literal["FIXED", "PERCENTAGE"]
-    value: Decimal = Field(description="FIXED: BRL; PERCENTAGE: percent of the gross amount")
+    value: SplitValue
     immediate: bool = False
 
 
 class CashInRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=example({
+        "transaction": {"value": 50, "description": "Fatura 77", "externalId": "invoice-77",
+                        "expirationTime": 3600, "generateQrCode": False},
+        "payer": {"fullName": "Maria Souza", "document": EXAMPLE_CPF},
+        "additionalInfo": {"pedido": "77"},
+    }))
 
     transaction: CashInTransaction
     payer: CashInPayer

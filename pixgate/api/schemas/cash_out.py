@@ -6,10 +6,9 @@ Amount and key rules are the service's, so they answer their own codes
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from pydantic import BaseModel, ConfigDict, Field
 
+from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_CPF, Amount, example
 from pixgate.domain.pix_keys import KeyType
 
 
@@ -19,14 +18,22 @@ class CashOutDetails(BaseModel):
     key: str = Field(min_length=1, max_length=77)
     keyType: KeyType
     name: str = Field(min_length=1, max_length=100)
-    document: str = Field(min_length=1, max_length=18, description="CPF or CNPJ of the holder")
+    document: str = Field(
+        min_length=1, max_length=18, json_schema_extra=DOCUMENT,
+        description="CPF (11 digits) or CNPJ (14 characters) of the holder; `.`, `-`, `/` "
+        "and spaces are ignored",
+    )
     checkPixKeyWithDocument: bool = False
 
 
 class CashOutRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=example({
+        "value": 10.5, "externalId": "order-981", "description": "Pedido 981",
+        "details": {"key": "123e4567-e12b-42d3-a456-426614174000", "keyType": "RANDOM",
+                    "name": "Maria Souza", "document": EXAMPLE_CPF},
+    }))
 
-    value: Decimal = Field(description="BRL, at least 0.01, at most 2 decimals")
+    value: Amount
     externalId: str = Field(min_length=1, max_length=255)
     description: str | None = Field(default=None, max_length=140)
     details: CashOutDetails

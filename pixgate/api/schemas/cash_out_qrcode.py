@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from pydantic import BaseModel, ConfigDict, Field
+
+from pixgate.api.schemas.common import DOCUMENT, Amount, example
+from pixgate.domain import brcode
+
+EXAMPLE_CODE = brcode.encode(brcode.static("loja@example.com", "Loja Exemplo", "Sao Paulo", 1000))
+"""A static code paying 10.00 to a PIX key, as a bank app would scan it."""
 
 
 class QrCashOutRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=example({
+        "value": 10, "qrCode": EXAMPLE_CODE, "externalId": "qr-981",
+        "description": "Pedido 981",
+    }))
 
-    value: Decimal = Field(description="BRL; equal to the code's amount when it has one")
+    value: Amount = Field(description="BRL, at least 0.01, at most 2 decimals; equal to the "
+                          "code's amount when it has one")
     qrCode: str = Field(min_length=50, max_length=500, pattern=r"^000201",
                         description="EMV BR Code (copy-and-paste string)")
     externalId: str = Field(min_length=1, max_length=255, description="unique per account")
     description: str | None = Field(default=None, max_length=140)
     name: str | None = Field(default=None, max_length=100, description="recipient name")
-    document: str | None = Field(default=None, max_length=18, description="recipient CPF/CNPJ")
+    document: str | None = Field(default=None, max_length=18, json_schema_extra=DOCUMENT,
+                                 description="recipient CPF/CNPJ")
 
 
 class QrCashOutResponse(BaseModel):

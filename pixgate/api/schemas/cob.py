@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from pixgate.api.schemas.common import EXAMPLE_CPF, example
 from pixgate.domain.documents import is_valid_cnpj, is_valid_cpf
 
 AMOUNT = r"^\d{1,10}\.\d{2}$"
@@ -54,6 +55,15 @@ class InfoAdicional(BaseModel):
 
 
 class CobRequest(BaseModel):
+    model_config = ConfigDict(json_schema_extra=example({
+        "calendario": {"expiracao": 3600},
+        "devedor": {"cpf": EXAMPLE_CPF, "nome": "Maria Souza"},
+        "valor": {"original": "123.45"},
+        "chave": "loja@example.com",
+        "solicitacaoPagador": "Pedido 42",
+        "infoAdicionais": [{"nome": "Pedido", "valor": "42"}],
+    }))
+
     calendario: Calendario
     devedor: Devedor | None = None
     valor: Valor
@@ -63,6 +73,11 @@ class CobRequest(BaseModel):
 
 
 class CobPatch(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"valor": {"original": "99.90"}, "solicitacaoPagador": "Pedido 42, revisto"},
+        {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"},
+    ]})
+
     calendario: Calendario | None = None
     devedor: Devedor | None = None
     valor: Valor | None = None

@@ -20,9 +20,10 @@ from pydantic import (
     model_validator,
 )
 
+from pixgate.api.schemas.common import DOCUMENT, Amount, example
 from pixgate.domain.documents import is_valid_document, only_document_chars
 from pixgate.domain.money import InvalidAmount, to_cents
-from pixgate.domain.pix_keys import dict_key_type
+from pixgate.domain.pix_keys import DICT_KEY_PATTERN, MAX_EMAIL, dict_key_type
 
 Ispb = Annotated[str, StringConstraints(pattern=r"^\d{8}$")]
 
@@ -37,8 +38,8 @@ def is_uuid_v4(value: str) -> bool:
 
 
 class DictPayment(BaseModel):
-    currency: str = Field(description="always BRL")
-    amount: Decimal = Field(description="BRL, more than 0, at most 2 decimal places")
+    currency: str = Field(description="always BRL", json_schema_extra={"enum": ["BRL"]})
+    amount: Amount
 
     @field_validator("currency")
     @classmethod
@@ -62,13 +63,18 @@ class DictPayment(BaseModel):
 class DictTransferRequest(BaseModel):
     """Field names are the spec's; `paymentFlow` names the spec's unnamed categorisation field."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", json_schema_extra=example({
+        "pixKey": "maria@example.com", "priority": "NORM", "description": "Pedido 981",
+        "payment": {"currency": "BRL", "amount": 12.34},
+    }))
 
     pixKey: str = Field(
-        description="CPF (11 digits), CNPJ (14), e-mail, +55 phone or EVP (UUID)"
+        description="CPF (11 digits), CNPJ (14), e-mail, +55 phone or EVP (UUID)",
+        json_schema_extra={"pattern": DICT_KEY_PATTERN, "maxLength": MAX_EMAIL},
     )
     creditorDocument: str | None = Field(
         default=None,
+        json_schema_extra=DOCUMENT,
         description="CPF or CNPJ of the key holder, check digits verified; required for HIGH. "
         "When given and different from the DICT holder's, the transfer ends in ERROR "
         "(TAX_ID_MISMATCH) without debit.",

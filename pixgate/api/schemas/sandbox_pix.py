@@ -2,32 +2,38 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
+from pydantic import BaseModel, ConfigDict, Field
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pixgate.api.schemas.cash_out_qrcode import EXAMPLE_CODE
+from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_PAYER, Amount, AwareTimestamp, example
 
 
 class SandboxPayer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=140)
-    document: str = Field(min_length=11, max_length=18, description="CPF or CNPJ")
+    document: str = Field(min_length=11, max_length=18, json_schema_extra=DOCUMENT,
+                          description="CPF or CNPJ with valid check digits")
 
 
 class SandboxPayRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=example({
+        "pixCode": EXAMPLE_CODE, "payer": EXAMPLE_PAYER,
+    }))
 
     pixCode: str = Field(min_length=1, max_length=512)
     payer: SandboxPayer
-    paidAt: AwareDatetime | None = Field(default=None, description="may lie in the past")
+    paidAt: AwareTimestamp | None = Field(default=None, description="may lie in the past")
 
 
 class SandboxIncomingRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=example({
+        "value": 25, "payer": EXAMPLE_PAYER,
+    }))
 
-    value: Decimal = Field(description="BRL, at least 0.01, at most 2 decimals")
+    value: Amount
     payer: SandboxPayer
-    paidAt: AwareDatetime | None = Field(default=None, description="may lie in the past")
+    paidAt: AwareTimestamp | None = Field(default=None, description="may lie in the past")
 
 
 class Received(BaseModel):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.domain import webhooks as rules
 
@@ -19,15 +19,29 @@ class WebhookHeader(BaseModel):
 
 
 class WebhookCreate(BaseModel):
-    url: str = Field(min_length=1, description="HTTPS URL of a public host")
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "url": "https://example.com/pix/webhook", "eventType": "cash_out",
+        "headers": [{"key": "X-Api-Key", "value": "my-secret"}], "version": "v1",
+    }]})
+
+    # Checked by the service (WEBHOOK_INVALID_CONFIGURATION), described here.
+    url: str = Field(
+        min_length=1, description="HTTPS URL of a public host",
+        json_schema_extra={"format": "uri", "maxLength": rules.MAX_URL_LENGTH},
+    )
     eventType: str = Field(
-        description="one of " + ", ".join(rules.EVENT_TYPES)
+        description="one of " + ", ".join(rules.EVENT_TYPES),
+        json_schema_extra={"enum": list(rules.EVENT_TYPES)},
     )
     headers: list[WebhookHeader] = Field(
         default_factory=list,
         description="at most 5; blocked names: " + ", ".join(sorted(rules.BLOCKED_HEADER_NAMES)),
+        json_schema_extra={"maxItems": rules.MAX_HEADERS},
     )
-    version: str = Field(default="v1", description="payload version, v1 or v2 (D15)")
+    version: str = Field(
+        default="v1", description="payload version, v1 or v2 (D15); MED events have no v2",
+        json_schema_extra={"enum": list(rules.VERSIONS)},
+    )
 
 
 class WebhookCreated(BaseModel):
@@ -55,7 +69,10 @@ class WebhookList(BaseModel):
 
 
 class ResendRequest(BaseModel):
-    url: str | None = Field(default=None, description="temporary destination; not persisted")
+    url: str | None = Field(
+        default=None, description="temporary destination (HTTPS, public host); not persisted",
+        json_schema_extra={"format": "uri"},
+    )
 
 
 class ResendResponse(BaseModel):

@@ -1,0 +1,230 @@
+"""The OpenAPI document tells the truth: security, error bodies per family, statuses, and
+request constraints that match what the services accept."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import jsonschema_rs
+import pytest
+from fastapi import FastAPI
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pixgate.api.schemas.common import DOCUMENT_PATTERN
+from pixgate.domain import scenarios
+from pixgate.domain.documents import document_kind, make_cnpj, make_cpf, only_document_chars
+from pixgate.domain.errors import SandboxScenarioUnknown
+from pixgate.domain.pix_keys import DICT_KEY_PATTERN, dict_key_type
+
+UNAUTHENTICATED = {
+    ("post", "/api/auth/token"), ("post", "/oauth/token"), ("get", "/loc/{token}"),
+    ("get", "/.well-known/pix-jwks.json"), ("get", "/.well-known/jwks.json"),
+    ("get", "/healthz"), ("get", "/readyz"), ("get", "/metrics"),
+}
+FAMILY_OF = {
+    "/api/auth/token": "ErrorEnvelope", "/oauth/token": "ErrorEnvelope",
+    "/api/pix/cash-in": "ErrorEnvelope", "/api/pix/cash-out": "ErrorEnvelope",
+    "/dict/pix": "SimpleError", "/cob/{txid}": "SimpleError", "/loc/{token}": "SimpleError",
+    "/.well-known/pix-jwks.json": "SimpleError", "/accounts/balances": "SimpleError",
+    "/api/balance": "SimpleError",
+}
+SCENARIO_ROUTES = {("post", "/api/pix/cash-in"), ("post", "/api/pix/cash-out"),
+                   ("post", "/api/pix/cash-out-qrcode"), ("post", "/dict/pix"),
+                   ("put", "/cob/{txid}")}
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    from pixgate.api.app import create_app
+    from pixgate.settings import Settings
+
+    app: FastAPI = create_app(Settings(database_url="postgresql://unused@127.0.0.1/unused"))
+    return app.openapi()
+
+
+def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(method, path, operation) for path, item in document["paths"].items()
+            for method, operation in item.items()]
+
+
+def error_schema(response: dict[str, Any]) -> str:
+    return str(response["content"]["application/json"]["schema"]["$ref"]).rsplit("/", 1)[-1]
+
+
+def test_security_on_every_authenticated_operation_and_only_there(
+    document: dict[str, Any],
+) -> None:
+    schemes = document["components"]["securitySchemes"]
+    assert schemes["bearerAuth"] == {**schemes["bearerAuth"], "type": "http",
+                                     "scheme": "bearer"}
+    assert schemes["clientCertificate"] == {**schemes["clientCertificate"], "type": "apiKey",
+                                            "in": "header", "name": "X-SSL-Client-Cert"}
+    for method, path, operation in operations(document):
+        if (method, path) in UNAUTHENTICATED:
+            assert "security" not in operation, (method, path)
+            assert "401" not in operation["responses"] or path.endswith("/token")
+        else:
+            assert operation["security"] == [{"bearerAuth": [], "clientCertificate": []}]
+            assert "WWW-Authenticate" in operation["responses"]["401"]["headers"]
+
+
+def test_token_routes_declare_the_certificate_header(document: dict[str, Any]) -> None:
+    for path in ("/api/auth/token", "/oauth/token"):
+        header = document["paths"][path]["post"]["parameters"][0]
+        assert header["name"] == "X-SSL-Client-Cert" and header["required"] is True
+
+
+def test_error_bodies_are_the_family_model_and_no_default_422(
+    document: dict[str, Any],
+) -> None:
+    assert "HTTPValidationError" not in document["components"]["schemas"]
+    for method, path, operation in operations(document):
+        responses = operation["responses"]
+        assert "400" in responses, (method, path)
+        family = FAMILY_OF.get(path, "ApiError")
+        for status, response in responses.items():
+            if status[0] in "45" and not (path == "/readyz" and status == "503"):
+                assert error_schema(response) == family, (method, path, status)
+        if (method, path) in (("post", "/dict/pix"), ("post", "/sandbox/pix/pay")):
+            assert "422" in responses  # real business answers of these two
+        else:
+            assert "422" not in responses, (method, path)
+
+
+def test_bodies_declare_413_and_415_and_sandbox_routes_404(document: dict[str, Any]) -> None:
+    for method, path, operation in operations(document):
+        responses = operation["responses"]
+        if "requestBody" in operation:
+            assert "413" in responses, (method, path)
+            assert ("415" in responses) == (not path.endswith("/token")), (method, path)
+        else:
+            assert "413" not in responses and "415" not in responses, (method, path)
+        assert ("404" in responses) >= path.startswith("/sandbox/"), (method, path)
+        assert ("500" in responses) == ((method, path) in SCENARIO_ROUTES), (method, path)
+
+
+def test_sandbox_scenarios_are_an_enum_where_the_header_is_taken(
+    document: dict[str, Any],
+) -> None:
+    for method, path, operation in operations(document):
+        headers = {p["name"]: p for p in operation.get("parameters", []) if p["in"] == "header"}
+        assert ("x-sandbox-scenario" in headers) == ((method, path) in SCENARIO_ROUTES)
+        if "x-sandbox-scenario" in headers:
+            named, delay = headers["x-sandbox-scenario"]["schema"]["anyOf"]
+            assert named["enum"] == list(scenarios.NAMED)
+            assert delay["pattern"] == scenarios.DELAY_PATTERN
+
+
+@pytest.mark.parametrize("value", [
+    "DELAY_0MS", "DELAY_1MS", "DELAY_000001MS", "DELAY_99999MS", "DELAY_599999MS",
+    "DELAY_600000MS", "DELAY_600001MS", "DELAY_999999MS", "DELAY_1000000MS", "DELAY_MS",
+])
+def test_the_delay_pattern_accepts_what_the_sandbox_accepts(value: str) -> None:
+    try:
+        accepted = scenarios.parse(value) == value
+    except SandboxScenarioUnknown:
+        accepted = False
+    assert accepted == bool(re.fullmatch(scenarios.DELAY_PATTERN, value))
+
+
+def test_parameters_are_never_null(document: dict[str, Any]) -> None:
+    for _, _, operation in operations(document):
+        for parameter in operation.get("parameters", []):
+            assert {"type": "null"} not in parameter["schema"].get("anyOf", []), parameter
+
+
+def test_amounts_and_limits_of_section_8(document: dict[str, Any]) -> None:
+    schemas = document["components"]["schemas"]
+    number = {"type": "number", "minimum": 0.01, "multipleOf": 0.01}
+    for model, field in [("CashOutRequest", "value"), ("CashInTransaction", "value"),
+                         ("QrCashOutRequest", "value"), ("SandboxIncomingRequest", "value"),
+                         ("DictPayment", "amount")]:
+        assert number in schemas[model]["properties"][field]["anyOf"], model
+    limits = [("CashOutRequest", "description", 140), ("CashOutDetails", "name", 100),
+              ("CashInTransaction", "description", 140), ("CashInPayer", "fullName", 100),
+              ("CashInSplit", "pixKey", 255), ("CashInSplit", "name", 255),
+              ("CobRequest", "chave", 77), ("CobRequest", "solicitacaoPagador", 140),
+              ("QrCashOutRequest", "qrCode", 500)]
+    for model, field, limit in limits:
+        prop = schemas[model]["properties"][field]
+        found = prop.get("maxLength") or next(o["maxLength"] for o in prop["anyOf"]
+                                              if "maxLength" in o)
+        assert found == limit, (model, field)
+    transaction = schemas["CashInTransaction"]["properties"]["expirationTime"]
+    assert (transaction["minimum"], transaction["maximum"]) == (30, 604800)
+    for model, field in [("CashOutDetails", "document"), ("CashInPayer", "document"),
+                         ("CashInSplit", "document"), ("QrCashOutRequest", "document"),
+                         ("DictTransferRequest", "creditorDocument"),
+                         ("SandboxPayer", "document"), ("DictKeyRequest", "document")]:
+        assert schemas[model]["properties"][field]["pattern"] == DOCUMENT_PATTERN, model
+
+
+def test_request_examples_validate_against_their_schemas(document: dict[str, Any]) -> None:
+    """The bodies /docs offers for "Try it out" (and the sweep sends first) are valid."""
+    schemas = document["components"]["schemas"]
+    examples = [(name, example) for name, schema in schemas.items()
+                for example in schema.get("examples", [])]
+    for name, example in examples:
+        jsonschema_rs.validator_for(_resolve(schemas[name], schemas)).validate(example)
+    assert len(examples) >= 10
+
+
+def _resolve(schema: Any, schemas: dict[str, Any]) -> Any:
+    """The schema with every local $ref inlined (none of ours is recursive)."""
+    if isinstance(schema, dict):
+        if "$ref" in schema:
+            return _resolve(schemas[schema["$ref"].rsplit("/", 1)[-1]], schemas)
+        return {k: _resolve(v, schemas) for k, v in schema.items() if k != "examples"}
+    if isinstance(schema, list):
+        return [_resolve(item, schemas) for item in schema]
+    return schema
+
+
+_PUNCTUATION = st.sampled_from(["", ".", "-", "/", " ", ". "])
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> str:
+    if draw(st.booleans()):
+        bare = make_cpf(draw(st.from_regex(r"[0-9]{9}", fullmatch=True)))
+    else:
+        bare = make_cnpj(draw(st.from_regex(r"[0-9A-Z]{12}", fullmatch=True)))
+    if draw(st.booleans()):
+        bare = bare.lower()
+    return "".join(draw(_PUNCTUATION) + c for c in bare) + draw(_PUNCTUATION)
+
+
+@given(documents())
+def test_document_pattern_accepts_every_document_the_services_read(value: str) -> None:
+    assert document_kind(only_document_chars(value)) is not None
+    assert re.fullmatch(DOCUMENT_PATTERN, value)
+
+
+@given(st.text(alphabet="0123456789ABCZabz./ -#", max_size=20))
+def test_document_pattern_refuses_what_the_services_refuse(value: str) -> None:
+    kind = document_kind(only_document_chars(value))
+    assert (re.fullmatch(DOCUMENT_PATTERN, value) is not None) == (kind is not None)
+
+
+@pytest.mark.parametrize("key", [
+    "52998224725", "12ABC34501DE35", "+5511987654321", "+551187654321",
+    "123e4567-e12b-42d3-a456-426614174000", "maria@example.com", "a.b+c@d-e.example.co",
+    "o'neil@example.com.br",
+])
+def test_dict_key_pattern_accepts_every_dict_key(key: str) -> None:
+    assert dict_key_type(key) is not None
+    assert re.fullmatch(DICT_KEY_PATTERN, key)
+
+
+@given(st.text(alphabet="0123456789abcdefABZ+@.-_", max_size=40))
+def test_dict_key_pattern_never_refuses_a_valid_key(key: str) -> None:
+    if dict_key_type(key) is not None:
+        assert re.fullmatch(DICT_KEY_PATTERN, key)
+
+
+async def test_the_served_document_is_the_amended_one(app: FastAPI, client: Any) -> None:
+    served = (await client.get("/openapi.json")).json()
+    assert served == app.openapi()
+    assert "securitySchemes" in served["components"]
