@@ -13,7 +13,6 @@ from typing import Any
 
 from pixgate.db import limit_usage
 from pixgate.db.pool import Connection
-from pixgate.domain.limits import usage_bucket
 from pixgate.runtime import Runtime
 
 COUNTERPART = {
@@ -61,7 +60,7 @@ async def insert_transactions(
                 counted AS (
                     INSERT INTO limit_usage AS u (account_id, bucket, used)
                     SELECT account_id,
-                           to_timestamp(floor(extract(epoch FROM created_at) / 900) * 900),
+                           limit_bucket(created_at),
                            sum(amount)
                     FROM made WHERE operation = 'WITHDRAW' AND status <> 'ERROR'
                     GROUP BY 1, 2
@@ -78,5 +77,4 @@ async def insert_transactions(
 
 async def count_sent(conn: Connection, account_id: int, amount: int, at: datetime) -> None:
     """Count a hand-made outgoing row in the limits' usage, as a payment's hold does."""
-    await limit_usage.add(conn, account_id, usage_bucket(at), amount, day_start=at,
-                          night_start=None)
+    await limit_usage.count(conn, account_id, at, amount, day_start=at, night_start=None)

@@ -29,7 +29,7 @@ from pixgate.settings import Settings
 SERVER_URL = os.environ.get(
     "PIXGATE_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
-KEEP_TABLES = ("alembic_version", "server_keys")
+KEEP_TABLES = ("alembic_version", "server_keys", "sql_files")
 
 
 def _database_url(name: str) -> str:

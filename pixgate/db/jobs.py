@@ -14,12 +14,28 @@ from pixgate.db.pool import Connection
 CHANNEL = "pixgate_jobs"
 
 
+@dataclass(frozen=True, slots=True)
+class JobKind:
+    """A kind of job, declared once here: the services enqueue it, `pixgate.jobs` binds its
+    handler (`@job(KIND)`), and a job that keeps failing is given up after `max_attempts`."""
+
+    name: str
+    max_attempts: int = 25
+
+
+SETTLE_PAYOUT = JobKind("payouts.settle", max_attempts=30)
+EXPIRE_CHARGE = JobKind("charges.expire", max_attempts=30)
+RUN_DUE_SPLITS = JobKind("splits.run_due")
+DELIVER_WEBHOOK = JobKind("webhook.deliver", max_attempts=1000)
+"""The handler itself decides when a delivery has failed (after the retry window); this
+bound only stops a handler that keeps crashing."""
+
+
 async def enqueue(
     conn: Connection,
-    kind: str,
+    kind: JobKind,
     *,
     run_at: datetime | None = None,
-    max_attempts: int = 25,
     **args: Any,
 ) -> int:
     """Insert a job in the caller's transaction; the workers are woken when it commits."""
@@ -29,10 +45,10 @@ async def enqueue(
         VALUES ($1, $2, coalesce($3, now()), $4)
         RETURNING id
         """,
-        kind,
+        kind.name,
         args,
         run_at,
-        max_attempts,
+        kind.max_attempts,
     )
     notify_after_commit(conn, CHANNEL)
     return job_id

@@ -1,4 +1,5 @@
-"""Outgoing volume per account and quarter-hour bucket (D6's limits read it)."""
+"""The outgoing limits' counts, through the database functions of `sql/020_limits.sql`
+(the one home of the limit rules: the cash-out's hold runs the same ones)."""
 
 from __future__ import annotations
 
@@ -7,34 +8,46 @@ from datetime import datetime
 import asyncpg
 
 from pixgate.db.pool import Connection
+from pixgate.domain.limits import Window
+
+# SQLSTATEs of limit_check(), by the limit refused.
+REFUSALS = {"PXL00": "transaction", "PXL01": "daily", "PXL02": "night"}
 
 
-async def add(
-    conn: Connection, account_id: int, bucket: datetime, amount: int,
-    *, day_start: datetime, night_start: datetime | None,
-) -> asyncpg.Record:
-    """Count `amount` in its bucket and answer the day's and the night's totals, it included.
+class LimitRefused(Exception):
+    """`reason` is a value of REFUSALS; `used` the window's total, the payment included."""
 
-    One statement. The earlier buckets are read from the statement's snapshot and the current
-    one from the upsert's result, which sees every commit before the row lock was granted.
-    Callers hold the account row lock first (the hold), so usage rows are always locked after
+    def __init__(self, reason: str, used: int | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.used = used
+
+
+async def count(conn: Connection, account_id: int, at: datetime, amount: int,
+                *, day_start: datetime, night_start: datetime | None) -> None:
+    """Count `amount` as sent at `at`, whatever the limits (payments they do not gate)."""
+    await conn.execute(
+        "SELECT limit_count($1, $2, $3, $4, $5)", account_id, at, amount, day_start, night_start
+    )
+
+
+async def check(
+    conn: Connection, account_id: int, at: datetime, amount: int, window: Window
+) -> None:
+    """Count `amount` as sent at `at`, or raise LimitRefused for the first limit it exceeds.
+
+    Callers lock the account row first (the hold), so usage rows are always locked after
     account rows and never the other way round.
     """
-    row = await conn.fetchrow(
-        """
-        WITH bumped AS (
-            INSERT INTO limit_usage AS u (account_id, bucket, used) VALUES ($1, $2, $3)
-            ON CONFLICT (account_id, bucket) DO UPDATE SET used = u.used + EXCLUDED.used
-            RETURNING used
+    try:
+        await conn.execute(
+            "SELECT limit_check($1, $2, $3, $4, $5, $6, $7, $8)",
+            account_id, at, amount, window.per_transaction, window.daily, window.nightly,
+            window.day_start, window.night_start,
         )
-        SELECT (SELECT used FROM bumped)
-                   + coalesce(sum(used) FILTER (WHERE bucket >= $4), 0) AS today,
-               (SELECT used FROM bumped)
-                   + coalesce(sum(used) FILTER (WHERE bucket >= $5), 0) AS tonight
-        FROM limit_usage
-        WHERE account_id = $1 AND bucket >= least($4, $5) AND bucket < $2
-        """,
-        account_id, bucket, amount, day_start, night_start or day_start,
-    )
-    assert row is not None
-    return row
+    except asyncpg.PostgresError as exc:
+        reason = REFUSALS.get(exc.sqlstate or "")
+        if reason is None:
+            raise
+        detail = getattr(exc, "detail", None)
+        raise LimitRefused(reason, int(detail) if detail else None) from exc

@@ -1,4 +1,5 @@
-"""Outgoing payment rows (cash-out, QR cash-out, DICT transfer, split payouts)."""
+"""Outgoing payment rows (cash-out, QR cash-out, DICT transfer, split payouts), held and
+settled by the database functions of `sql/040_payouts.sql`."""
 
 from __future__ import annotations
 
@@ -10,21 +11,16 @@ from uuid import UUID
 
 import asyncpg
 
+from pixgate.db import limit_usage
 from pixgate.db.batches import Statement, StatementFailed, read_by_key
 from pixgate.db.jobs import CHANNEL as JOBS_CHANNEL
+from pixgate.db.jobs import DELIVER_WEBHOOK, JobKind
 from pixgate.db.notify import notify_after_commit
 from pixgate.db.pool import Connection, Database
-from pixgate.db.webhooks import DELIVER_JOB, DELIVER_JOB_MAX_RUNS
 from pixgate.domain.limits import Window
 
-# SQLSTATEs raised by the hold_payout() function (migration 0007), by reason.
-REFUSALS = {
-    "PXT01": "terms",
-    "PXB01": "balance",
-    "PXL00": "transaction",
-    "PXL01": "daily",
-    "PXL02": "night",
-}
+# SQLSTATEs raised by the hold_payout() function, by reason.
+REFUSALS = {"PXT01": "terms", "PXB01": "balance", **limit_usage.REFUSALS}
 
 
 class PayoutRefused(Exception):
@@ -101,7 +97,7 @@ async def settle_payout(
     db: Database, account_id: int, settlement: Settlement
 ) -> asyncpg.Record | None:
     """PENDING -> final once, its event, the hold posted or voided: the `settle_payout()`
-    function (migration 0008), run by `settle_payouts()` (0009) in a transaction it may share.
+    function, run by `settle_payouts()` in a transaction it may share.
 
     Settlements of one account that arrive while its row is busy go in one statement
     (`db.batches`), ahead of the account's new cash-outs (`row_queue`'s urgent work). None
@@ -118,7 +114,7 @@ async def _send_settlements(
         [s.end_to_end_id for s in settlements], [s.counterpart for s in settlements],
         [s.error_code for s in settlements], [s.error_message for s in settlements],
         [s.processed_at for s in settlements], [s.event_type for s in settlements],
-        DELIVER_JOB, DELIVER_JOB_MAX_RUNS,
+        DELIVER_WEBHOOK.name, DELIVER_WEBHOOK.max_attempts,
     )
     if any(row["jobs"] for row in rows):
         notify_after_commit(conn, JOBS_CHANNEL)
@@ -147,16 +143,15 @@ class Hold:
     description: str | None
     details: dict[str, Any]
     created_at: datetime
-    job_kind: str
+    job: JobKind
     run_at: datetime
     terms: asyncpg.Record
     limits: Window
 
 
 async def hold_payout(db: Database, hold: Hold) -> asyncpg.Record | None:
-    """The PENDING row, its settlement job, the hold and the limit count: the
-    `hold_payout()` function (migration 0007), run by `hold_payouts()` (0009) in a
-    transaction it may share.
+    """The PENDING row, its settlement job, the hold and the limit check: the
+    `hold_payout()` function, run by `hold_payouts()` in a transaction it may share.
 
     Holds of one account that arrive while its row is busy go in one statement
     (`db.batches`), each rolled back alone if refused. `hold.terms` is the account row the fee
@@ -176,15 +171,16 @@ async def _send_holds(
         holds[0].account_id, [h.kind for h in holds], [h.external_id for h in holds],
         [h.amount for h in holds], [h.fee for h in holds], [h.pix_key for h in holds],
         [h.pix_key_type for h in holds], [h.description for h in holds],
-        [h.details for h in holds], [h.created_at for h in holds], [h.job_kind for h in holds],
-        [h.run_at for h in holds], [h.terms["fees"] for h in holds],
+        [h.details for h in holds], [h.created_at for h in holds],
+        [h.job.name for h in holds], [h.run_at for h in holds],
+        [h.job.max_attempts for h in holds], [h.terms["fees"] for h in holds],
         [
             [h.terms["transaction_limit"], h.terms["daily_limit"], h.terms["night_limit"]]
             for h in holds
         ],
         [h.limits.per_transaction for h in holds], [h.limits.daily for h in holds],
-        [h.limits.nightly for h in holds], [h.limits.bucket for h in holds],
-        [h.limits.day_start for h in holds], [h.limits.night_start for h in holds],
+        [h.limits.nightly for h in holds], [h.limits.day_start for h in holds],
+        [h.limits.night_start for h in holds],
     )
     if any(row["id"] is not None for row in rows):
         notify_after_commit(conn, JOBS_CHANNEL)
@@ -203,3 +199,21 @@ def _hold_outcome(row: asyncpg.Record) -> asyncpg.Record | Exception | None:
 
 
 HOLD_PAYOUTS = Statement(_send_holds)
+
+
+async def hold_and_queue(
+    conn: Connection, account_id: int, transaction_id: int, *, amount: int, fee: int,
+    created_at: datetime, day_start: datetime, night_start: datetime | None,
+    run_at: datetime, job: JobKind,
+) -> bool:
+    """An accepted payout's hold, limit count and settlement job (`payout_hold()`): the
+    payouts whose row their service wrote itself (DICT transfers, split payouts). False,
+    and nothing written, when the account's available balance is short."""
+    held: bool = await conn.fetchval(
+        "SELECT payout_hold($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        account_id, transaction_id, amount, fee, created_at, day_start, night_start,
+        job.name, run_at, job.max_attempts,
+    )
+    if held:
+        notify_after_commit(conn, JOBS_CHANNEL)
+    return held

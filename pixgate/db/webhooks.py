@@ -10,18 +10,9 @@ from typing import Any
 
 import asyncpg
 
-from pixgate.db.jobs import CHANNEL
+from pixgate.db.jobs import CHANNEL, DELIVER_WEBHOOK
 from pixgate.db.notify import notify_after_commit
 from pixgate.db.pool import Connection
-
-DELIVER_JOB = "webhook.deliver"
-DELIVER_JOB_MAX_RUNS = 1000
-"""The handler itself decides when a delivery has failed (after the retry window); this
-bound only stops a handler that keeps crashing."""
-
-# `webhook-id`: stable per event and endpoint, so retries and resends share it.
-_MESSAGE_ID = "'msg_' || replace({event}.event_id::text, '-', '') || '_' || {suffix}"
-
 
 # --- endpoints ----------------------------------------------------------------------------
 
@@ -164,13 +155,14 @@ async def record_event(
     transaction_id: int | None,
     extra: dict[str, Any],
 ) -> int:
-    """One statement (the `record_event()` function, migration 0008): the event (transaction
+    """One statement (the `record_event()` function, `sql/030_events.sql`): the event (transaction
     and parent rows frozen in `data`), one delivery per active endpoint of that type, one
     `webhook.deliver` job per delivery; the workers are woken when the caller's transaction
     commits, if there is a delivery."""
     row = await conn.fetchrow(
         "SELECT id, jobs FROM record_event($1, $2, $3, $4, $5, $6)",
-        account_id, event_type, transaction_id, extra, DELIVER_JOB, DELIVER_JOB_MAX_RUNS,
+        account_id, event_type, transaction_id, extra, DELIVER_WEBHOOK.name,
+        DELIVER_WEBHOOK.max_attempts,
     )
     assert row is not None
     if row["jobs"]:
@@ -245,18 +237,18 @@ async def resend_deliveries(conn: Connection, event_id: int) -> list[asyncpg.Rec
     """The deliveries of an event to every active endpoint of its type, created for endpoints
     added after the event; `inserted` tells them apart (they get no automatic retries)."""
     return await conn.fetch(
-        f"""
+        """
         INSERT INTO webhook_deliveries (event_id, account_id, endpoint_id, url, version,
                                         message_id)
         SELECT e.id, e.account_id, we.id, we.url, we.version,
-               {_MESSAGE_ID.format(event="e", suffix="we.id")}
+               webhook_message_id(e.event_id, we.id::text)
         FROM events e JOIN webhook_endpoints we
           ON we.account_id = e.account_id AND we.event_type = e.type AND we.is_active
         WHERE e.id = $1
         ORDER BY we.id
         ON CONFLICT (event_id, endpoint_id) DO UPDATE SET url = EXCLUDED.url
         RETURNING id, (xmax = 0) AS inserted
-        """,  # noqa: S608 - the format arguments are constants of this module
+        """,
         event_id,
     )
 
@@ -264,13 +256,13 @@ async def resend_deliveries(conn: Connection, event_id: int) -> list[asyncpg.Rec
 async def temporary_delivery(conn: Connection, event_id: int, url: str, version: str) -> int:
     """A resend to a URL given in the request: logged, never retried, never persisted as config."""
     delivery_id: int = await conn.fetchval(
-        f"""
+        """
         INSERT INTO webhook_deliveries (event_id, account_id, url, version, message_id, temporary)
         SELECT e.id, e.account_id, $2, $3,
-               {_MESSAGE_ID.format(event="e", suffix="left(md5($2), 12)")}, true
+               webhook_message_id(e.event_id, left(md5($2), 12)), true
         FROM events e WHERE e.id = $1
         RETURNING id
-        """,  # noqa: S608 - the format arguments are constants of this module
+        """,
         event_id, url, version,
     )
     return delivery_id

@@ -1,9 +1,13 @@
-"""Windows of the outgoing limits (D5, D6): the Brasília day and the 20:00-06:00 night."""
+"""Windows of the outgoing limits (D5, D6): the Brasília day and the 20:00-06:00 night.
+
+Every time zone's offset is a multiple of 15 minutes, so these starts fall on the
+quarter-hour buckets in which the database counts the volume (`sql/020_limits.sql`).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 NIGHT_STARTS = time(20, 0)
@@ -27,24 +31,10 @@ def night_start(now: datetime, tz: str) -> datetime | None:
     return None
 
 
-USAGE_BUCKET_SECONDS = 900
-
-
-def usage_bucket(at: datetime) -> datetime:
-    """The quarter-hour (UTC epoch-aligned) whose usage counts a payment created `at`.
-
-    Every time zone's offset is a multiple of 15 minutes, so local midnight and 20:00 fall
-    on bucket boundaries and a window's buckets hold exactly the window's payments.
-    """
-    seconds = int(at.timestamp()) // USAGE_BUCKET_SECONDS * USAGE_BUCKET_SECONDS
-    return datetime.fromtimestamp(seconds, tz=at.tzinfo or UTC)
-
-
 @dataclass(frozen=True, slots=True)
 class Window:
-    """Where a payment made now counts, and the daily and nightly limits it must fit."""
+    """Where a payment made now counts, and the limits it must fit (cents)."""
 
-    bucket: datetime
     day_start: datetime
     night_start: datetime | None
     per_transaction: int

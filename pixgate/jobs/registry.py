@@ -8,6 +8,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pixgate.db.jobs import JobKind
+
 if TYPE_CHECKING:
     from pixgate.runtime import Runtime
 
@@ -32,9 +34,11 @@ class Retry(Exception):
         self.after = after
 
 
-def job(kind: str, *, max_attempts: int = 25) -> Callable[[Handler], Handler]:
+def job(kind: JobKind) -> Callable[[Handler], Handler]:
+    """Bind `handler` to `kind`, declared in `pixgate.db.jobs`."""
+
     def register(handler: Handler) -> Handler:
-        HANDLERS[kind] = JobSpec(kind, handler, max_attempts)
+        HANDLERS[kind.name] = JobSpec(kind.name, handler, kind.max_attempts)
         return handler
 
     return register

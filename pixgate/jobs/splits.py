@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pixgate.db.jobs import RUN_DUE_SPLITS
 from pixgate.jobs.registry import job
 from pixgate.runtime import Runtime
 from pixgate.services import splits
 
 
-@job(splits.RUN_DUE_JOB)
+@job(RUN_DUE_SPLITS)
 async def run_due(rt: Runtime, *, account_id: int, due_by: str) -> None:
     await splits.run_due(rt, account_id, datetime.fromisoformat(due_by))

@@ -7,13 +7,13 @@ expires and another worker retries with the same `webhook-id`: at least once.
 
 from __future__ import annotations
 
-from pixgate.db.webhooks import DELIVER_JOB
+from pixgate.db.jobs import DELIVER_WEBHOOK
 from pixgate.jobs.registry import Retry, job
 from pixgate.runtime import Runtime
 from pixgate.services import webhooks
 
 
-@job(DELIVER_JOB)
+@job(DELIVER_WEBHOOK)
 async def deliver(rt: Runtime, *, delivery_id: int) -> None:
     retry_in = await webhooks.deliver(rt, delivery_id)
     if retry_in is not None:

@@ -37,7 +37,7 @@ async def problems(conn: Connection) -> list[str]:
         """
         WITH sent AS (
             SELECT account_id,
-                   to_timestamp(floor(extract(epoch FROM created_at) / 900) * 900) AS bucket,
+                   limit_bucket(created_at) AS bucket,
                    sum(amount) AS used
             FROM transactions
             WHERE operation = 'WITHDRAW' AND status <> 'ERROR'

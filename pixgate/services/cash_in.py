@@ -33,7 +33,6 @@ from pixgate.runtime import Runtime
 from pixgate.services import fees
 from pixgate.services.cash_out import refuse_duplicate
 from pixgate.services.charges import FEE_KEY
-from pixgate.services.expiry import EXPIRE_JOB
 from pixgate.services.locations import location_url, new_location_token
 
 KIND = "cash_in"
@@ -180,7 +179,7 @@ async def create(
             await refuse_duplicate(conn, account_id, order.external_id)
             raise AssertionError("unreachable: a conflicting externalId must be visible")
         await charge_rows.insert_splits(conn, row["id"], split_rows)
-        await jobs.enqueue(conn, EXPIRE_JOB, run_at=expires_at, charge_id=row["id"])
+        await jobs.enqueue(conn, jobs.EXPIRE_CHARGE, run_at=expires_at, charge_id=row["id"])
     return CashIn(
         id=row["transaction_id"],
         transaction_id=row["payment_uuid"],

@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from pixgate.db import payments
+from pixgate.db import jobs, payments
 from pixgate.db.pool import Connection
 from pixgate.domain import scenarios
 from pixgate.domain.documents import document_kind, only_document_chars
@@ -33,7 +33,6 @@ from pixgate.domain.pix_keys import KeyType, is_valid_cash_out_key, normalize_ke
 from pixgate.runtime import Runtime
 from pixgate.services import fees, limits
 
-SETTLE_JOB = "payouts.settle"
 FEE_KEY = "cash_out"
 # A payout priced from terms that changed meanwhile is priced again, at most this often.
 TERMS_ATTEMPTS = 3
@@ -162,7 +161,7 @@ async def hold_pending(
                     description=payout.description,
                     details=payout.details,
                     created_at=now,
-                    job_kind=SETTLE_JOB,
+                    job=jobs.SETTLE_PAYOUT,
                     run_at=run_at,
                     terms=terms,
                     limits=window,
@@ -189,12 +188,7 @@ async def hold_pending(
 def _refusal(refused: payments.PayoutRefused, window: Window, amount: int) -> PixgateError:
     if refused.reason == "balance":
         return InsufficientBalance("available balance is less than amount + fee")
-    if refused.reason == "transaction":
-        return limits.transaction_exceeded(window, amount)
-    assert refused.used is not None
-    if refused.reason == "daily":
-        return limits.daily_exceeded(window, refused.used, amount)
-    return limits.night_exceeded(window, refused.used, amount)
+    return limits.refusal(window, refused.reason, refused.used, amount)
 
 
 async def refuse_duplicate(

@@ -24,7 +24,7 @@ from pixgate.domain.errors import Conflict, NotFound, ValidationFailed
 from pixgate.domain.money import to_cents
 from pixgate.provider.base import ChargeRegistration
 from pixgate.runtime import Runtime
-from pixgate.services.expiry import EXPIRE_JOB, status_at
+from pixgate.services.expiry import status_at
 from pixgate.services.locations import location_url, new_location_token
 
 KIND = "cob"
@@ -87,7 +87,9 @@ async def create(rt: Runtime, account_id: int, txid: str, data: CobInput,
         except asyncpg.UniqueViolationError as exc:
             raise Conflict(f"txid {txid} already exists") from exc
         assert charge is not None
-        await jobs.enqueue(conn, EXPIRE_JOB, run_at=charge["expires_at"], charge_id=charge["id"])
+        await jobs.enqueue(
+            conn, jobs.EXPIRE_CHARGE, run_at=charge["expires_at"], charge_id=charge["id"]
+        )
     return Cob(charge=charge, status="ATIVA", payment=None)
 
 
@@ -129,7 +131,7 @@ async def revise(rt: Runtime, account_id: int, txid: str, data: CobInput,
             expires_at=expires_at, body=_body(data, charge["body"]), now=now,
         )
         if expires_at != charge["expires_at"]:
-            await jobs.enqueue(conn, EXPIRE_JOB, run_at=expires_at, charge_id=charge["id"])
+            await jobs.enqueue(conn, jobs.EXPIRE_CHARGE, run_at=expires_at, charge_id=charge["id"])
     return Cob(charge=revised, status=status_at(revised, now), payment=None)
 
 

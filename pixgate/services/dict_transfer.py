@@ -5,7 +5,7 @@ then in ONE transaction inserts the transfer (INSERT ... ON CONFLICT on the acco
 idempotency key), holds amount + fee (available -> blocked) and enqueues its settlement.
 A repeat of the key, even concurrent, inserts nothing and answers the first transfer.
 
-Settlement is the generic outgoing one (`services.payouts`, job SETTLE_JOB); this module
+Settlement is the generic outgoing one (`services.payouts`); this module
 gives it two hooks: `expiry_failure` (a NORM transfer still queued past
 `created_at + expiration` fails with PAYMENT_EXPIRED, its hold voided, no provider call)
 and `payment_order` (what `provider.pay` receives). A creditorDocument that differs from
@@ -24,30 +24,26 @@ import asyncpg
 import structlog
 
 from pixgate.db import dict_transfers as rows
-from pixgate.db import jobs
 from pixgate.db.pool import Connection
 from pixgate.domain.documents import only_document_chars
 from pixgate.domain.errors import (
     DictKeyNotFound,
     DictTransferInsufficientBalance,
     IdempotencyKeyReused,
-    InsufficientBalance,
     IspbDenied,
     ValidationFailed,
 )
 from pixgate.domain.ids import new_end_to_end_id
 from pixgate.domain.pix_keys import dict_key_type, normalize_key
-from pixgate.ledger import journal
 from pixgate.provider.base import KeyHolder, PaymentOrder
 from pixgate.runtime import Runtime
-from pixgate.services import events, fees, limits
+from pixgate.services import events, fees, outgoing
 
 log = structlog.get_logger(__name__)
 
 KIND = "dict_transfer"
 FEE_KEY = "dict_transfer"
 """Key of `accounts.fees` priced for this operation; absent, the settings' defaults apply."""
-SETTLE_JOB = "payouts.settle"
 """The generic outgoing settlement; it calls `expiry_failure` and `payment_order` for this kind."""
 
 
@@ -161,15 +157,11 @@ async def _hold_and_queue(
     now: datetime,
 ) -> None:
     """Amount + fee leave `available` now (3's example); the settlement job is the queue."""
-    try:
-        await journal.hold(conn, account_id, row["amount"] + row["fee"], transaction_id=row["id"])
-    except InsufficientBalance as exc:
-        raise DictTransferInsufficientBalance(
-            "available balance is less than amount + fee"
-        ) from exc
-    await limits.count(conn, rt.settings, account_id, row["amount"], now)
-    delay = timedelta(milliseconds=rt.settings.settlement_delay_ms)
-    await jobs.enqueue(conn, SETTLE_JOB, run_at=now + delay, transaction_id=row["id"])
+    held = await outgoing.hold_and_queue(
+        conn, rt.settings, account_id, row["id"], amount=row["amount"], fee=row["fee"], now=now
+    )
+    if not held:
+        raise DictTransferInsufficientBalance("available balance is less than amount + fee")
 
 
 def expiry_failure(row: asyncpg.Record | dict[str, Any], now: datetime) -> tuple[str, str] | None:

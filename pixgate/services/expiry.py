@@ -15,7 +15,6 @@ from pixgate.db import charge_lifecycle
 from pixgate.db import charges as charge_rows
 from pixgate.runtime import Runtime
 
-EXPIRE_JOB = "charges.expire"
 _EXPIRED = {"cob": "REMOVIDA_PELO_PSP", "cash_in": "EXPIRED"}
 
 

@@ -1,13 +1,10 @@
 """Per-account outgoing limits (D6): per transaction, per Brasília day, per night.
 
-Limits count PENDING and CONFIRMED outgoing (WITHDRAW) amounts, not ERROR ones. That
-volume is kept per quarter-hour in `limit_usage`: counted when a payment's funds are held,
-given back when a hold is voided (the payment ended in ERROR; the `settle_payout()` function
-of migration 0008 does it with the void). The cash-out's own check runs inside the
-`hold_payout()` function (migration 0007) from the `Window` built here. The check adds the
-amount and reads the window's total in one statement, made after the account row is
-locked, so two concurrent payments cannot both fit under a limit that only one of them
-fits; a refused payment's transaction rolls its count back with everything else.
+The rules (what counts, when a payment is refused, the give-back of a voided one) are the
+database functions of `pixgate/db/sql/020_limits.sql`; this module prices an account's
+`Window` (its limits, and where a payment made now counts in local time) and turns a
+refusal into the spec's error. A refused payment's transaction rolls its count back with
+everything else.
 """
 
 from __future__ import annotations
@@ -31,7 +28,6 @@ from pixgate.settings import Settings
 def window(settings: Settings, account: asyncpg.Record, now: datetime) -> limits.Window:
     """The account's limits, and where a payment made now counts."""
     return limits.Window(
-        bucket=limits.usage_bucket(now),
         day_start=limits.day_start(now, settings.timezone),
         night_start=limits.night_start(now, settings.timezone),
         per_transaction=_limit(account["transaction_limit"], settings.default_transaction_limit),
@@ -40,14 +36,14 @@ def window(settings: Settings, account: asyncpg.Record, now: datetime) -> limits
     )
 
 
-def transaction_exceeded(window: limits.Window, amount: int) -> TransactionLimitExceeded:
+def _transaction_exceeded(window: limits.Window, amount: int) -> TransactionLimitExceeded:
     return TransactionLimitExceeded(
         f"amount {format_amount(amount)} is above the per-transaction limit "
         f"{format_amount(window.per_transaction)}"
     )
 
 
-def daily_exceeded(window: limits.Window, today: int, amount: int) -> DailyLimitExceeded:
+def _daily_exceeded(window: limits.Window, today: int, amount: int) -> DailyLimitExceeded:
     """`today`: the day's total with this payment counted."""
     return DailyLimitExceeded(
         f"{format_amount(today - amount)} already sent today; the daily limit is "
@@ -55,7 +51,7 @@ def daily_exceeded(window: limits.Window, today: int, amount: int) -> DailyLimit
     )
 
 
-def night_exceeded(window: limits.Window, tonight: int, amount: int) -> NightLimitExceeded:
+def _night_exceeded(window: limits.Window, tonight: int, amount: int) -> NightLimitExceeded:
     return NightLimitExceeded(
         f"{format_amount(tonight - amount)} already sent tonight; the "
         f"20:00-06:00 limit is {format_amount(window.nightly)}"
@@ -67,24 +63,30 @@ async def check(
 ) -> None:
     """Count `amount` as sent now, or raise the first limit it exceeds."""
     limit = window(settings, account, now)
-    if amount > limit.per_transaction:
-        raise transaction_exceeded(limit, amount)
-    used = await limit_usage.add(
-        conn, account["id"], limit.bucket, amount,
-        day_start=limit.day_start, night_start=limit.night_start,
-    )
-    if used["today"] > limit.daily:
-        raise daily_exceeded(limit, used["today"], amount)
-    if limit.night_start is not None and used["tonight"] > limit.nightly:
-        raise night_exceeded(limit, used["tonight"], amount)
+    try:
+        await limit_usage.check(conn, account["id"], now, amount, limit)
+    except limit_usage.LimitRefused as refused:
+        raise refusal(limit, refused.reason, refused.used, amount) from refused
+
+
+def refusal(
+    limit: limits.Window, reason: str, used: int | None, amount: int
+) -> TransactionLimitExceeded | DailyLimitExceeded | NightLimitExceeded:
+    """The error of a limit refusal (`reason`: per `limit_usage.REFUSALS`)."""
+    if reason == "transaction":
+        return _transaction_exceeded(limit, amount)
+    assert used is not None, "daily and nightly refusals carry the window's total"
+    if reason == "daily":
+        return _daily_exceeded(limit, used, amount)
+    return _night_exceeded(limit, used, amount)
 
 
 async def count(
     conn: Connection, settings: Settings, account_id: int, amount: int, now: datetime
 ) -> None:
-    """Count a payment the limits do not gate (a charge's split payouts) in the volume."""
-    await limit_usage.add(
-        conn, account_id, limits.usage_bucket(now), amount,
+    """Count a payment the limits do not gate (a DICT transfer, a charge's split payouts)."""
+    await limit_usage.count(
+        conn, account_id, now, amount,
         day_start=limits.day_start(now, settings.timezone),
         night_start=limits.night_start(now, settings.timezone),
     )

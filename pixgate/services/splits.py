@@ -32,13 +32,10 @@ from pixgate.db.pool import Connection
 from pixgate.domain.errors import InsufficientBalance
 from pixgate.domain.money import SplitType, allocate_splits
 from pixgate.domain.pix_keys import normalize_key
-from pixgate.ledger import journal
 from pixgate.runtime import Runtime
-from pixgate.services import events, limits
-from pixgate.services.cash_out import SETTLE_JOB
+from pixgate.services import events, outgoing
 from pixgate.settings import Settings
 
-RUN_DUE_JOB = "splits.run_due"
 KIND = "split_payout"
 
 
@@ -89,7 +86,7 @@ async def on_payment(
         conn, account_id, later
     ):
         await jobs.enqueue(
-            conn, RUN_DUE_JOB, run_at=later, account_id=account_id, due_by=later.isoformat()
+            conn, jobs.RUN_DUE_SPLITS, run_at=later, account_id=account_id, due_by=later.isoformat()
         )
 
 
@@ -139,17 +136,14 @@ async def _pay_out(
     )
     assert payout is not None  # no externalId, so no conflict
     await charge_rows.link_payout(conn, split["id"], payout["id"])
-    try:
-        await journal.hold(conn, account_id, amount, transaction_id=payout["id"])
-    except InsufficientBalance as exc:
+    held = await outgoing.hold_and_queue(
+        conn, settings, account_id, payout["id"], amount=amount, fee=0, now=now
+    )
+    if not held:
         await charge_rows.fail_unsent(
-            conn, payout["id"], error_code=InsufficientBalance.code, error_message=str(exc),
-            at=now,
+            conn, payout["id"], error_code=InsufficientBalance.code,
+            error_message="available balance is less than amount + fee", at=now,
         )
         await events.record(
             conn, account_id=account_id, type="cash_out", transaction_id=payout["id"]
         )
-        return
-    await limits.count(conn, settings, account_id, amount, now)
-    delay = timedelta(milliseconds=settings.settlement_delay_ms)
-    await jobs.enqueue(conn, SETTLE_JOB, run_at=now + delay, transaction_id=payout["id"])

@@ -12,7 +12,7 @@ from pixgate.runtime import Runtime
 async def add(rt: Runtime, kind: str = "test.a", *, run_in: float = -1.0, n: int = 0) -> int:
     async with rt.db.begin() as conn:
         return await jobs.enqueue(
-            conn, kind, run_at=datetime.now(UTC) + timedelta(seconds=run_in), n=n
+            conn, jobs.JobKind(kind), run_at=datetime.now(UTC) + timedelta(seconds=run_in), n=n
         )
 
 

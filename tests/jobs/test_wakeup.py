@@ -10,6 +10,8 @@ import pytest
 from pixgate.db import jobs
 from pixgate.runtime import Runtime
 
+NOTHING = jobs.JobKind("test.nothing")
+
 
 class Listener:
     """Another process's worker, as far as PostgreSQL can tell: its own connection."""
@@ -34,7 +36,7 @@ async def test_another_process_hears_only_after_the_commit(
     other, heard = await listening(database_url)
     try:
         async with rt.db.begin() as conn:
-            await jobs.enqueue(conn, "test.nothing")
+            await jobs.enqueue(conn, NOTHING)
             await asyncio.sleep(0.2)
             assert not heard.heard.is_set()
         await asyncio.wait_for(heard.heard.wait(), timeout=5)
@@ -51,7 +53,7 @@ async def test_this_process_is_woken_at_the_commit(rt: Runtime) -> None:
     rt.db.notifier.listen_locally(jobs.CHANNEL, wake)
     try:
         async with rt.db.begin() as conn:
-            await jobs.enqueue(conn, "test.nothing")
+            await jobs.enqueue(conn, NOTHING)
             assert woken == []
         assert woken == ["woken"]
     finally:
@@ -69,7 +71,7 @@ async def test_a_rolled_back_enqueue_wakes_nobody(rt: Runtime, database_url: str
     try:
         with pytest.raises(RuntimeError):
             async with rt.db.begin() as conn:
-                await jobs.enqueue(conn, "test.nothing")
+                await jobs.enqueue(conn, NOTHING)
                 raise RuntimeError("refused")
         await asyncio.sleep(0.3)
         assert not heard.heard.is_set() and woken == []

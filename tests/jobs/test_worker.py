@@ -24,17 +24,21 @@ class Probe:
     gate: asyncio.Event = field(default_factory=asyncio.Event)
 
 
+COUNT = jobs.JobKind("test.count")
+FAIL = jobs.JobKind("test.fail", max_attempts=1)
+
+
 @pytest.fixture
 def probe() -> Iterator[Probe]:
     """`test.count` records its `n` once the gate is open; `test.fail` always raises."""
     seen = Probe()
 
-    @job("test.count")
+    @job(COUNT)
     async def count(rt: Runtime, *, n: int) -> None:
         await seen.gate.wait()
         seen.ran.append(n)
 
-    @job("test.fail")
+    @job(FAIL)
     async def fail(rt: Runtime) -> None:
         raise RuntimeError("refused")
 
@@ -73,8 +77,8 @@ async def test_every_job_runs_once_and_ends_done(rt: Runtime, probe: Probe) -> N
     async with running_worker(rt, concurrency=4):
         async with rt.db.begin() as conn:
             for n in range(30):
-                await jobs.enqueue(conn, "test.count", n=n)
-            await jobs.enqueue(conn, "test.fail", max_attempts=1)
+                await jobs.enqueue(conn, COUNT, n=n)
+            await jobs.enqueue(conn, FAIL)
 
         async def settled() -> bool:
             return await statuses(rt) == {"done": 30, "failed": 1}
@@ -95,7 +99,7 @@ async def test_jobs_that_finish_during_shutdown_are_marked_done(
     running = asyncio.create_task(worker.run())
     async with rt.db.begin() as conn:
         for n in range(8):
-            await jobs.enqueue(conn, "test.count", n=n)
+            await jobs.enqueue(conn, COUNT, n=n)
 
     async def all_started() -> bool:
         return await statuses(rt) == {"running": 8}
@@ -117,7 +121,7 @@ async def test_an_idle_worker_wakes_when_a_scheduled_job_falls_due(
     async with running_worker(rt):
         async with rt.db.begin() as conn:
             due = datetime.now(UTC) + timedelta(seconds=0.3)
-            await jobs.enqueue(conn, "test.count", run_at=due, n=1)
+            await jobs.enqueue(conn, COUNT, run_at=due, n=1)
 
         async def ran() -> bool:
             return probe.ran == [1]
@@ -139,7 +143,7 @@ async def test_the_worker_vacuums_what_finished_jobs_leave(rt: Runtime, probe: P
     async with running_worker(rt, concurrency=4, vacuum_every=10):
         for n in range(12):  # one at a time: every job is claimed, run and finished alone
             async with rt.db.begin() as conn:
-                await jobs.enqueue(conn, "test.count", n=n)
+                await jobs.enqueue(conn, COUNT, n=n)
 
             async def ran(n: int = n) -> bool:
                 return n in probe.ran
@@ -162,7 +166,7 @@ async def test_done_jobs_past_their_retention_are_deleted_failed_ones_kept(
     probe.gate.set()
     async with running_worker(rt, concurrency=4, vacuum_every=1):  # upkeep after each job
         async with rt.db.begin() as conn:
-            await jobs.enqueue(conn, "test.count", n=1)
+            await jobs.enqueue(conn, COUNT, n=1)
 
         async def pruned() -> bool:
             return await statuses(rt) == {"done": 2, "failed": 1}

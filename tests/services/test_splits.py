@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from pixgate.clock import FixedClock
+from pixgate.db.jobs import RUN_DUE_SPLITS
 from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import splits
@@ -153,7 +154,7 @@ class TestSchedule:
         assert [p["amount"] for p in await payouts(rt, account.account_id)] == [100]
         async with rt.db.connection() as conn:
             jobs = await conn.fetch("SELECT run_at, args FROM jobs WHERE kind = $1",
-                                    splits.RUN_DUE_JOB)
+                                    RUN_DUE_SPLITS.name)
         assert [(j["run_at"], j["args"]["account_id"]) for j in jobs] == [
             (datetime(2024, 1, 10, 11, tzinfo=UTC), account.account_id)]
         await drain(rt)

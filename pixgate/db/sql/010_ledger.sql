@@ -1,0 +1,99 @@
+-- The ledger's balance moves: each rule of money is written here once. The payout
+-- functions (040_payouts.sql) and pixgate/ledger/journal.py call these; nothing else
+-- updates `accounts.available` or `accounts.blocked`.
+--
+-- A customer account has two books, `available` and `blocked`; system books have no
+-- account: `settlement` (the world outside, through the settling bank), `fees` (our
+-- revenue), `sandbox_funding` (seeded sandbox money). Every move updates the cached
+-- balances and writes one journal entry whose postings sum to zero, in the caller's
+-- transaction; `pixgate ledger verify` checks both.
+
+DROP FUNCTION IF EXISTS ledger_hold, ledger_post, ledger_void, ledger_credit, ledger_fund;
+
+-- available -> blocked, guarded: concurrent holds serialise on the account row and none can
+-- overdraw. False, and nothing written, when available is below p_amount.
+CREATE FUNCTION ledger_hold(p_account bigint, p_amount bigint, p_transaction bigint)
+RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+    v_entry bigint;
+BEGIN
+    UPDATE accounts SET available = available - p_amount, blocked = blocked + p_amount
+    WHERE id = p_account AND available >= p_amount;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    v_entry := nextval('ledger_entry_seq');
+    INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
+    VALUES (v_entry, p_account, 'available', -p_amount, p_transaction, 'hold'),
+           (v_entry, p_account, 'blocked', p_amount, p_transaction, 'hold');
+    RETURN true;
+END
+$$;
+
+-- A held outgoing payment leaves: amount + fee out of blocked, the amount to p_counter_book
+-- (the settling bank, or another account's credit), the fee to our revenue.
+CREATE FUNCTION ledger_post(
+    p_account bigint, p_amount bigint, p_fee bigint, p_transaction bigint,
+    p_counter_book text DEFAULT 'settlement'
+) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    v_entry bigint;
+BEGIN
+    UPDATE accounts SET blocked = blocked - (p_amount + p_fee)
+    WHERE id = p_account AND blocked >= p_amount + p_fee;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'blocked balance of account % is below %', p_account, p_amount + p_fee;
+    END IF;
+    v_entry := nextval('ledger_entry_seq');
+    INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
+    VALUES (v_entry, p_account, 'blocked', -(p_amount + p_fee), p_transaction, 'post'),
+           (v_entry, NULL, p_counter_book, p_amount, p_transaction, 'post'),
+           (v_entry, NULL, 'fees', p_fee, p_transaction, 'post');
+END
+$$;
+
+-- A hold given back: blocked -> available (the payment failed).
+CREATE FUNCTION ledger_void(p_account bigint, p_total bigint, p_transaction bigint)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    v_entry bigint;
+BEGIN
+    UPDATE accounts SET blocked = blocked - p_total, available = available + p_total
+    WHERE id = p_account AND blocked >= p_total;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'blocked balance of account % is below %', p_account, p_total;
+    END IF;
+    v_entry := nextval('ledger_entry_seq');
+    INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
+    VALUES (v_entry, p_account, 'blocked', -p_total, p_transaction, 'void'),
+           (v_entry, p_account, 'available', p_total, p_transaction, 'void');
+END
+$$;
+
+-- Money received: the account gets amount - fee, we keep the fee.
+CREATE FUNCTION ledger_credit(
+    p_account bigint, p_amount bigint, p_fee bigint, p_transaction bigint
+) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    v_entry bigint := nextval('ledger_entry_seq');
+BEGIN
+    UPDATE accounts SET available = available + (p_amount - p_fee) WHERE id = p_account;
+    INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
+    VALUES (v_entry, NULL, 'settlement', -p_amount, p_transaction, 'credit'),
+           (v_entry, p_account, 'available', p_amount - p_fee, p_transaction, 'credit'),
+           (v_entry, NULL, 'fees', p_fee, p_transaction, 'credit');
+END
+$$;
+
+-- Sandbox money from nowhere, kept honest by the `sandbox_funding` book.
+CREATE FUNCTION ledger_fund(p_account bigint, p_amount bigint, p_memo text)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    v_entry bigint := nextval('ledger_entry_seq');
+BEGIN
+    UPDATE accounts SET available = available + p_amount WHERE id = p_account;
+    INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
+    VALUES (v_entry, p_account, 'available', p_amount, NULL, p_memo),
+           (v_entry, NULL, 'sandbox_funding', -p_amount, NULL, p_memo);
+END
+$$;

@@ -1,0 +1,51 @@
+-- The outbox of webhooks: an event, its deliveries to every active URL of its type, and a
+-- delivery job each, in the caller's transaction. `pixgate/db/webhooks.py` and the payout
+-- functions record events through it; the delivery's message id (Standard Webhooks'
+-- `webhook-id`, stable across retries) is made here and only here.
+
+DROP FUNCTION IF EXISTS webhook_message_id, record_event;
+
+-- `webhook-id`: stable per event and destination, so retries and resends share it.
+CREATE FUNCTION webhook_message_id(p_event_id uuid, p_destination text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT 'msg_' || replace(p_event_id::text, '-', '') || '_' || p_destination
+$$;
+
+CREATE FUNCTION record_event(
+    p_account_id bigint, p_type text, p_transaction_id bigint, p_extra jsonb,
+    p_job_kind text, p_max_runs int
+) RETURNS TABLE (id bigint, jobs bigint)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+BEGIN
+    -- PL/pgSQL, not SQL: PostgreSQL 15 parses and plans a SQL function's body on
+    -- every call, a PL/pgSQL one once per session
+    RETURN QUERY
+    WITH ev AS (
+        INSERT INTO events (account_id, type, transaction_id, data)
+        SELECT p_account_id, p_type, p_transaction_id, jsonb_build_object(
+                   'transaction', to_jsonb(t), 'parent', to_jsonb(p),
+                   'extra', p_extra)
+        FROM (SELECT 1) AS one
+        LEFT JOIN transactions t ON t.id = p_transaction_id
+                                AND t.account_id = p_account_id
+        LEFT JOIN transactions p ON p.id = t.parent_id
+        RETURNING id, event_id, account_id, type
+    ), delivery AS (
+        INSERT INTO webhook_deliveries (event_id, account_id, endpoint_id, url,
+                                        version, message_id)
+        SELECT ev.id, ev.account_id, we.id, we.url, we.version,
+               webhook_message_id(ev.event_id, we.id::text)
+        FROM ev JOIN webhook_endpoints we
+          ON we.account_id = ev.account_id AND we.event_type = ev.type
+         AND we.is_active
+        RETURNING id
+    ), job AS (
+        INSERT INTO jobs (kind, args, max_attempts)
+        SELECT p_job_kind, jsonb_build_object('delivery_id', delivery.id), p_max_runs
+        FROM delivery
+        RETURNING id
+    )
+    SELECT ev.id, (SELECT count(*) FROM job) FROM ev;
+END
+$$;

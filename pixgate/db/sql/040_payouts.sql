@@ -1,0 +1,192 @@
+-- Outgoing payments (cash-out, QR cash-out, DICT transfer, a charge's split payouts): held
+-- when accepted, settled once the settling bank has decided. One call each, so the hot
+-- path is one round trip; several payouts of one account that wait for its row go in one
+-- call of the batch functions (pixgate/db/batches.py), each element in a subtransaction of
+-- its own: a refused element is rolled back alone and reported in its row.
+--
+-- SQLSTATEs (mapped to errors by pixgate/db/payments.py):
+-- PXT01 the account's fees or limits are not the ones the caller priced the payout with;
+-- PXB01 available balance below amount + fee;
+-- PXL00 / PXL01 / PXL02 the per-transaction / daily / nightly limit (020_limits.sql).
+
+DROP FUNCTION IF EXISTS payout_hold, hold_payout, hold_payouts, settle_payout, settle_payouts;
+
+-- An accepted payout's funds (amount + fee) held, its amount counted in the limits' volume
+-- and its settlement job queued. False, and nothing written, when available is short.
+CREATE FUNCTION payout_hold(
+    p_account bigint, p_transaction bigint, p_amount bigint, p_fee bigint,
+    p_created_at timestamptz, p_day_start timestamptz, p_night_start timestamptz,
+    p_job_kind text, p_run_at timestamptz, p_max_attempts int
+) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT ledger_hold(p_account, p_amount + p_fee, p_transaction) THEN
+        RETURN false;
+    END IF;
+    PERFORM limit_count(p_account, p_created_at, p_amount, p_day_start, p_night_start);
+    INSERT INTO jobs (kind, args, run_at, max_attempts)
+    VALUES (p_job_kind, jsonb_build_object('transaction_id', p_transaction), p_run_at,
+            p_max_attempts);
+    RETURN true;
+END
+$$;
+
+-- A cash-out: its PENDING row, settlement job, hold and limit check, or a refusal that
+-- writes nothing. A refused payout reports its limits before its balance. No row when the
+-- externalId was already used (the caller explains).
+CREATE FUNCTION hold_payout(
+    p_account_id bigint, p_kind text, p_external_id text, p_amount bigint,
+    p_fee bigint, p_pix_key text, p_pix_key_type text, p_description text,
+    p_details jsonb, p_created_at timestamptz, p_job_kind text, p_run_at timestamptz,
+    p_max_attempts int, p_fees jsonb, p_limits bigint[], p_transaction_limit bigint,
+    p_daily_limit bigint, p_night_limit bigint, p_day_start timestamptz,
+    p_night_start timestamptz
+) RETURNS TABLE (id bigint, transaction_id uuid, created_at timestamptz)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    v_id bigint;
+    v_transaction_id uuid;
+    v_created_at timestamptz;
+    v_held boolean;
+BEGIN
+    INSERT INTO transactions AS t (account_id, operation, kind, status, external_id,
+                                   amount, fee, pix_key, pix_key_type, description,
+                                   details, created_at)
+    VALUES (p_account_id, 'WITHDRAW', p_kind, 'PENDING', p_external_id, p_amount,
+            p_fee, p_pix_key, p_pix_key_type, p_description, p_details, p_created_at)
+    ON CONFLICT (account_id, external_id) DO NOTHING
+    RETURNING t.id, t.transaction_id, t.created_at
+    INTO v_id, v_transaction_id, v_created_at;
+    IF v_id IS NULL THEN
+        RETURN;
+    END IF;
+
+    INSERT INTO jobs (kind, args, run_at, max_attempts)
+    VALUES (p_job_kind, jsonb_build_object('transaction_id', v_id), p_run_at, p_max_attempts);
+    v_held := ledger_hold(p_account_id, p_amount + p_fee, v_id);
+    -- Read after the hold locked the row: no change of terms can slip in between.
+    IF NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = p_account_id AND a.fees = p_fees
+                   AND ARRAY[a.transaction_limit, a.daily_limit, a.night_limit]
+                       IS NOT DISTINCT FROM p_limits) THEN
+        RAISE EXCEPTION 'account terms changed' USING ERRCODE = 'PXT01';
+    END IF;
+    PERFORM limit_check(p_account_id, p_created_at, p_amount, p_transaction_limit,
+                        p_daily_limit, p_night_limit, p_day_start, p_night_start);
+    IF NOT v_held THEN
+        RAISE EXCEPTION 'available balance is less than amount + fee' USING ERRCODE = 'PXB01';
+    END IF;
+
+    id := v_id;
+    transaction_id := v_transaction_id;
+    created_at := v_created_at;
+    RETURN NEXT;
+END
+$$;
+
+-- PENDING -> final once, its event, and the hold posted (CONFIRMED) or voided with the
+-- amount given back to the limits (ERROR). No row when another run already settled it.
+CREATE FUNCTION settle_payout(
+    p_id bigint, p_status text, p_end_to_end_id text, p_counterpart jsonb,
+    p_error_code text, p_error_message text, p_processed_at timestamptz,
+    p_event_type text, p_job_kind text, p_max_runs int
+) RETURNS TABLE (account_id bigint, status text, jobs bigint)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    v transactions%ROWTYPE;
+    v_jobs bigint;
+BEGIN
+    UPDATE transactions t
+    SET status = p_status, end_to_end_id = coalesce(t.end_to_end_id, p_end_to_end_id),
+        counterpart = coalesce(p_counterpart, t.counterpart),
+        error_code = p_error_code, error_message = p_error_message,
+        processed_at = p_processed_at
+    WHERE t.id = p_id AND t.status = 'PENDING'
+    RETURNING t.* INTO v;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    SELECT e.jobs INTO v_jobs
+    FROM record_event(v.account_id, p_event_type, p_id, '{}'::jsonb, p_job_kind,
+                      p_max_runs) e;
+    IF v.status = 'CONFIRMED' THEN
+        PERFORM ledger_post(v.account_id, v.amount, v.fee, p_id);
+    ELSE
+        PERFORM ledger_void(v.account_id, v.amount + v.fee, p_id);
+        PERFORM limit_give_back(v.account_id, v.created_at, v.amount);
+    END IF;
+
+    account_id := v.account_id;
+    status := v.status;
+    jobs := v_jobs;
+    RETURN NEXT;
+END
+$$;
+
+-- hold_payout() for several payouts of one account, in order: a later one sees the
+-- earlier ones' holds and limit usage, as if they had been sent one after the other.
+CREATE FUNCTION hold_payouts(
+    p_account_id bigint, p_kind text[], p_external_id text[], p_amount bigint[],
+    p_fee bigint[], p_pix_key text[], p_pix_key_type text[], p_description text[],
+    p_details jsonb[], p_created_at timestamptz[], p_job_kind text[],
+    p_run_at timestamptz[], p_max_attempts int[], p_fees jsonb[], p_limits bigint[],
+    p_transaction_limit bigint[], p_daily_limit bigint[], p_night_limit bigint[],
+    p_day_start timestamptz[], p_night_start timestamptz[]
+) RETURNS TABLE (ord int, id bigint, transaction_id uuid, created_at timestamptz,
+                 err_state text, err_message text, err_detail text)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+BEGIN
+    -- p_limits is n x 3: each element's [transaction, daily, night] limits as priced
+    FOR i IN 1 .. coalesce(array_length(p_kind, 1), 0) LOOP
+        ord := i;
+        id := NULL; transaction_id := NULL; created_at := NULL;
+        err_state := NULL; err_message := NULL; err_detail := NULL;
+        BEGIN
+            SELECT h.id, h.transaction_id, h.created_at
+            INTO id, transaction_id, created_at
+            FROM hold_payout(
+                p_account_id, p_kind[i], p_external_id[i], p_amount[i], p_fee[i],
+                p_pix_key[i], p_pix_key_type[i], p_description[i], p_details[i],
+                p_created_at[i], p_job_kind[i], p_run_at[i], p_max_attempts[i], p_fees[i],
+                ARRAY[p_limits[i][1], p_limits[i][2], p_limits[i][3]],
+                p_transaction_limit[i], p_daily_limit[i], p_night_limit[i],
+                p_day_start[i], p_night_start[i]) h;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE,
+                                    err_message = MESSAGE_TEXT,
+                                    err_detail = PG_EXCEPTION_DETAIL;
+        END;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+
+-- settle_payout() for several payouts, in order.
+CREATE FUNCTION settle_payouts(
+    p_id bigint[], p_status text[], p_end_to_end_id text[], p_counterpart jsonb[],
+    p_error_code text[], p_error_message text[], p_processed_at timestamptz[],
+    p_event_type text[], p_job_kind text, p_max_runs int
+) RETURNS TABLE (ord int, account_id bigint, status text, jobs bigint,
+                 err_state text, err_message text)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+BEGIN
+    FOR i IN 1 .. coalesce(array_length(p_id, 1), 0) LOOP
+        ord := i;
+        account_id := NULL; status := NULL; jobs := NULL;
+        err_state := NULL; err_message := NULL;
+        BEGIN
+            SELECT s.account_id, s.status, s.jobs INTO account_id, status, jobs
+            FROM settle_payout(
+                p_id[i], p_status[i], p_end_to_end_id[i], p_counterpart[i],
+                p_error_code[i], p_error_message[i], p_processed_at[i],
+                p_event_type[i], p_job_kind, p_max_runs) s;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE,
+                                    err_message = MESSAGE_TEXT;
+        END;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
