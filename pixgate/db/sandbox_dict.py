@@ -6,7 +6,7 @@ import asyncpg
 
 from pixgate.db.batches import read_by_key
 from pixgate.db.pool import Connection, Database
-from pixgate.provider.base import KeyHolder
+from pixgate.domain.dict_keys import KeyHolder
 
 
 async def upsert(conn: Connection, holder: KeyHolder, *, account_id: int) -> bool:

@@ -9,21 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
-
-@dataclass(frozen=True, slots=True)
-class KeyHolder:
-    """What the DICT knows of a PIX key's owner and account."""
-
-    key: str
-    key_type: str
-    name: str
-    document: str
-    ispb: str
-    bank_name: str
-    bank_code: str
-    branch: str
-    account_number: str
-    status: Literal["ACTIVE", "BLOCKED", "CLOSED"] = "ACTIVE"
+from pixgate.domain.dict_keys import KeyHolder
 
 
 @dataclass(frozen=True, slots=True)

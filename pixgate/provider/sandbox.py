@@ -15,10 +15,11 @@ from typing import Literal, cast
 from pixgate.db import sandbox_dict
 from pixgate.db.pool import Database
 from pixgate.domain import scenarios
+from pixgate.domain.dict_keys import KeyHolder
 from pixgate.domain.documents import is_valid_document, make_cpf, only_document_chars
 from pixgate.domain.errors import ProviderExpirationBelowMinimum, ProviderUnavailable
 from pixgate.domain.ids import new_end_to_end_id
-from pixgate.provider.base import ChargeRegistration, KeyHolder, PaymentOrder, PaymentResult
+from pixgate.provider.base import ChargeRegistration, PaymentOrder, PaymentResult
 from pixgate.settings import Settings
 
 _BANKS = (

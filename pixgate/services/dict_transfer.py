@@ -25,6 +25,7 @@ import structlog
 
 from pixgate.db import dict_transfers as rows
 from pixgate.db.pool import Connection
+from pixgate.domain.dict_keys import KeyHolder
 from pixgate.domain.documents import only_document_chars
 from pixgate.domain.errors import (
     DictKeyNotFound,
@@ -35,7 +36,7 @@ from pixgate.domain.errors import (
 )
 from pixgate.domain.ids import new_end_to_end_id
 from pixgate.domain.pix_keys import dict_key_type, normalize_key
-from pixgate.provider.base import KeyHolder, PaymentOrder
+from pixgate.provider.base import PaymentOrder
 from pixgate.runtime import Runtime
 from pixgate.services import events, fees, outgoing
 

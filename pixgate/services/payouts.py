@@ -14,7 +14,8 @@ from typing import Any
 import asyncpg
 
 from pixgate.db import payments
-from pixgate.provider.base import KeyHolder, PaymentOrder, PaymentResult
+from pixgate.domain.dict_keys import KeyHolder
+from pixgate.provider.base import PaymentOrder, PaymentResult
 from pixgate.runtime import Runtime
 from pixgate.services import dict_transfer
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from pixgate.db import sandbox_dict
+from pixgate.domain.dict_keys import KeyHolder
 from pixgate.domain.documents import (
     is_cnpj_form,
     is_cpf_form,
@@ -20,7 +21,6 @@ from pixgate.domain.pix_keys import (
     is_valid_split_key,
     normalize_key,
 )
-from pixgate.provider.base import KeyHolder
 from pixgate.runtime import Runtime
 
 # Every key type either family uses, and how its keys look.

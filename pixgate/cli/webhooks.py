@@ -1,24 +1,19 @@
-"""`pixgate webhooks ...`: the same rules as POST/GET /api/webhooks (one service), always on.
-
-The helpers `run` and `emit_json` come from `pixgate.cli` inside each command, because
-`pixgate.cli` imports this module to register it.
-"""
+"""`pixgate webhooks ...`: the same rules as POST/GET /api/webhooks (one service), always on."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from pixgate.api.schemas.common import iso
+from pixgate.cli.common import console, emit_json, run
+from pixgate.timestamps import iso
 
 if TYPE_CHECKING:
     from pixgate.services.webhooks import Endpoint
 
 webhooks_app = typer.Typer(no_args_is_help=True, help="Webhook URLs and the signing secret.")
-console = Console()
 
 
 def _header_pairs(items: list[str] | None) -> list[tuple[str, str]]:
@@ -44,7 +39,6 @@ def add(
 ) -> None:
     """Add a URL for an event type (at most 3 active); an existing URL gets the new headers
     and version."""
-    from pixgate.cli import emit_json, run
     from pixgate.services import webhooks
 
     pairs = _header_pairs(header)
@@ -64,7 +58,6 @@ def list_(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """List the account's webhook URLs."""
-    from pixgate.cli import emit_json, run
     from pixgate.services import webhooks
 
     found = run(lambda rt: webhooks.list_endpoints(rt, account))
@@ -82,7 +75,6 @@ def list_(
 @webhooks_app.command("remove")
 def remove(endpoint_id: Annotated[int, typer.Argument(metavar="ID")]) -> None:
     """Remove a webhook URL; its pending deliveries are marked failed."""
-    from pixgate.cli import run
     from pixgate.services import webhooks
 
     run(lambda rt: webhooks.remove(rt, endpoint_id))
@@ -98,7 +90,6 @@ def secret(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Show the account's signing secret (once), or rotate it."""
-    from pixgate.cli import emit_json, run
     from pixgate.services import webhooks
 
     value = run(lambda rt: (webhooks.rotate_secret if rotate else webhooks.reveal_secret)(

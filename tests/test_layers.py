@@ -1,0 +1,75 @@
+"""The layers of docs/architecture.md, enforced: a module imports only its own layer and the
+ones below it, and the domain does no I/O. Every import counts, including those inside
+functions and under TYPE_CHECKING."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "pixgate"
+
+# Lowest first. Modules at the package's top level sit with the layer they serve.
+LAYERS: list[set[str]] = [
+    {"domain", "settings", "clock", "timestamps", "logging", "gc_tuning", "webhooks"},
+    {"db"},
+    {"ledger"},
+    {"provider"},
+    {"runtime"},
+    {"services"},
+    {"jobs"},
+    {"api"},
+    {"cli"},
+]
+RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
+NO_IO = ("asyncpg", "httpx", "httpcore", "fastapi", "starlette", "redis", "uvicorn")
+
+
+def _modules() -> list[Path]:
+    return [p for p in sorted(PACKAGE.rglob("*.py")) if "migrations" not in p.parts]
+
+
+def _part(path: Path) -> str:
+    relative = path.relative_to(PACKAGE)
+    return relative.parts[0] if len(relative.parts) > 1 else relative.stem
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+        elif isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+    return found
+
+
+def test_every_part_of_the_package_has_a_layer() -> None:
+    parts = {_part(p) for p in _modules()} - {"__init__"}
+    assert parts <= set(RANK), f"give these a layer: {sorted(parts - set(RANK))}"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_go_down_only(path: Path) -> None:
+    part = _part(path)
+    if part == "__init__":
+        return
+    upward = []
+    for line, module in _imports(path):
+        names = module.split(".")
+        if names[0] != "pixgate" or len(names) < 2:
+            continue
+        target = names[1]
+        if RANK[target] > RANK[part]:
+            upward.append(f"line {line}: {module} ({target} is above {part})")
+    assert upward == []
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in _modules() if _part(p) == "domain"], ids=lambda p: p.name
+)
+def test_the_domain_does_no_io(path: Path) -> None:
+    io = [f"line {line}: {m}" for line, m in _imports(path) if m.split(".")[0] in NO_IO]
+    assert io == []
