@@ -1,4 +1,4 @@
-"""Timestamps on the wire: ISO 8601 with an explicit `Z` (D5)."""
+"""Timestamps on the wire: ISO 8601 in UTC with an explicit `Z`."""
 
 from __future__ import annotations
 

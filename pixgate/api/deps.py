@@ -1,7 +1,8 @@
 """Dependencies every router shares: the runtime, the calling account, JSON bodies.
 
-All are `async def`: FastAPI runs plain `def` dependencies in a thread pool, a measurable
-cost on every request (docs/performance.md).
+All are `async def`: FastAPI runs plain `def` dependencies in a thread pool, a thread
+hand-off per dependency on every request (docs/performance.md, "Asynchronous dependencies,
+no telemetry probe").
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ ScenarioHeader = Annotated[
 async def sandbox_scenario(
     rt: RuntimeDep, x_sandbox_scenario: ScenarioHeader = None
 ) -> str | None:
-    """The canonical `X-Sandbox-Scenario` (D22); refused outside sandbox mode."""
+    """The canonical `X-Sandbox-Scenario`; refused outside sandbox mode."""
     if x_sandbox_scenario is not None and not rt.settings.sandbox:
         raise ValidationFailed(["X-Sandbox-Scenario is only accepted in sandbox mode"])
     return scenarios.parse(x_sandbox_scenario)
@@ -69,7 +70,7 @@ SandboxScenario = Annotated[str | None, Depends(sandbox_scenario)]
 
 
 async def sandbox_only(rt: RuntimeDep) -> None:
-    """Sandbox routes (D24) do not exist outside sandbox mode."""
+    """Sandbox routes do not exist outside sandbox mode."""
     if not rt.settings.sandbox:
         raise NotFound("Not Found")
 

@@ -66,8 +66,9 @@ class RequestContext:
             REQUESTS.labels(scope["method"], route, str(status)).inc()
             LATENCY.labels(scope["method"], route).observe(elapsed)
             # Every request is counted in the metrics above; the log line, a JSON render and
-            # a write(2) each, cost a fifth of a trivial route's throughput (docs/performance.md),
-            # so only failures and slow requests are logged at INFO, the rest at DEBUG.
+            # a write(2) each, cost a fifth of a trivial route's throughput, so only failures
+            # and slow requests are logged at INFO, the rest at DEBUG (docs/performance.md,
+            # "A quiet access log").
             emit = log.info if status >= 400 or elapsed >= SLOW_REQUEST_SECONDS else log.debug
             emit(
                 "http.request",

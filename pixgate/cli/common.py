@@ -36,8 +36,8 @@ def run(action: Callable[[Runtime], Awaitable[T]]) -> T:
     """Run one service call with a runtime, turning PixgateError into exit code 1.
 
     On uvloop, the loop uvicorn gives the API: `pixgate worker` spends most of its time
-    sending statements, and asyncio's own socket transport costs it about twice the CPU
-    per job (docs/performance.md)."""
+    sending statements, and asyncio's own socket transport was the largest share of its CPU
+    (docs/performance.md, "Worker concurrency and uvloop")."""
     settings = Settings()
     url = database_url(settings)
 

@@ -51,7 +51,7 @@ def read_by_key(query: str, column: str) -> Statement[Hashable, asyncpg.Record |
     """Reads of one row by its key, batched: `query` takes the array of keys as $1 and
     returns at most one row per key, whose key is in `column`. The settlement jobs read their
     payouts and destination keys by the hundred: one round trip for all that wait instead
-    of one each (docs/performance.md, item 20)."""
+    of one each (docs/performance.md, "Batched reads by key")."""
 
     async def send(conn: Connection, keys: Sequence[Hashable]) -> list[asyncpg.Record | None]:
         found = {row[column]: row for row in await conn.fetch(query, list(keys))}

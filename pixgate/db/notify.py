@@ -2,11 +2,12 @@
 
 A transaction that NOTIFYs takes one database-wide lock from just before its commit until
 the commit is flushed, so every such transaction commits alone and PostgreSQL cannot group
-their fsyncs: measured here, 6,550 single-insert commits/s fell to 2,240 with a NOTIFY in
-each. So the writers only ask for a wake-up (`notify_after_commit`); once their transaction
-has committed, this process wakes its own workers at once and sends one coalesced NOTIFY,
-in a transaction of its own that writes nothing, for the workers of other processes. A lost
-NOTIFY only delays a job until the workers' next poll: the job row is the durable part.
+their fsyncs: a NOTIFY in every cash-out would serialise the commits of the whole database
+(docs/performance.md, "Waking workers after the commit"). So the writers only ask for a
+wake-up (`notify_after_commit`); once their transaction has committed, this process wakes
+its own workers at once and sends one coalesced NOTIFY, in a transaction of its own that
+writes nothing, for the workers of other processes. A lost NOTIFY only delays a job until
+the workers' next poll: the job row is the durable part.
 """
 
 from __future__ import annotations

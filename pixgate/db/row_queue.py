@@ -37,7 +37,7 @@ class RowQueues:
     Urgent work finishes what was already accepted (a settlement posting its hold); new work
     (a cash-out) waits behind it. Served first come first served, a steady flow of new
     cash-outs would hold settlements back and let the backlog of unsettled payouts grow
-    without bound (docs/performance.md, item 14).
+    without bound (docs/performance.md, "Row queues for hot accounts").
     """
 
     def __init__(self) -> None:

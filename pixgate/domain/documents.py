@@ -1,4 +1,4 @@
-"""CPF and CNPJ: form and check digits, including the alphanumeric CNPJ (D29).
+"""CPF and CNPJ: form and check digits, including the alphanumeric CNPJ.
 
 CPF: 11 digits, the last two mod-11 check digits. CNPJ: 14 characters, the first 12 of
 `[0-9A-Z]` (purely numeric CNPJs are the special case the alphanumeric rule reduces to)

@@ -268,7 +268,7 @@ class IdempotencyKeyReused(PixgateError):
 
 
 
-# --- cash-in, charges and QR cash-out (4.3, 4.4, D24) ------------------------------------
+# --- cash-in, charges, QR cash-out and the sandbox (4.3, 4.4) ----------------------------
 
 
 class ChargeNotPayable(PixgateError):

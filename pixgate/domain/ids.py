@@ -1,4 +1,4 @@
-"""Identifier formats: end-to-end ids (D8) and txids (4.14).
+"""Identifier formats: end-to-end ids and txids (4.14).
 
 Random parts come from `secrets`: an end-to-end id or a txid that could be guessed would
 let anyone probe for other accounts' transactions.
@@ -38,7 +38,7 @@ def _random(length: int) -> str:
 def new_end_to_end_id(ispb: str, at: datetime, prefix: Literal["E", "D"] = "E") -> str:
     """`E` + 8-digit ISPB + yyyyMMddHHmm (UTC) + 11 random alphanumerics: 32 characters.
 
-    `D` in place of `E` for refunds (D8). `at` must carry its time zone: a naive time would
+    `D` in place of `E` for refunds. `at` must carry its time zone: a naive time would
     be read as the machine's local time and put a wrong minute in the id.
     """
     if _ISPB.fullmatch(ispb) is None:
@@ -49,7 +49,7 @@ def new_end_to_end_id(ispb: str, at: datetime, prefix: Literal["E", "D"] = "E") 
 
 
 def is_end_to_end_id(value: str) -> bool:
-    """The form of D8, with a date-time that exists (no 13th month, no 25th hour)."""
+    """The form above, with a date-time that exists (no 13th month, no 25th hour)."""
     match = _E2E.fullmatch(value)
     if match is None:
         return False

@@ -1,4 +1,4 @@
-"""Windows of the outgoing limits (D5, D6): the Brasília day and the 20:00-06:00 night.
+"""Windows of the outgoing limits: the Brasília day and the 20:00-06:00 night.
 
 Every time zone's offset is a multiple of 15 minutes, so these starts fall on the
 quarter-hour buckets in which the database counts the volume (`sql/020_limits.sql`).

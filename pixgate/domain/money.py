@@ -1,4 +1,4 @@
-"""Money: integer cents in storage, `Decimal` in code, never a binary float (D4).
+"""Money: integer cents in storage, `Decimal` in code, never a binary float.
 
 An amount with more than two decimal places is refused, never rounded: silently rounding
 what a client sent would move a different sum than the one they asked for. Shares of an

@@ -1,4 +1,4 @@
-"""`X-Sandbox-Scenario` (D22): how the sandbox settling bank should behave for one request.
+"""`X-Sandbox-Scenario`: how the sandbox settling bank should behave for one request.
 
 Synchronous scenarios answer as the real error would, before anything is written;
 asynchronous ones end the transaction in ERROR with that errorCode at settlement.

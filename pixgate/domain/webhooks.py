@@ -99,7 +99,7 @@ def check_headers(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
     return headers
 
 
-# --- destinations (SSRF, D19) -------------------------------------------------------------
+# --- destinations (SSRF) ------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +169,7 @@ def check_addresses(host: str, addresses: Iterable[str], *, allow_insecure: bool
             )
 
 
-# --- signing (Standard Webhooks, D17) -----------------------------------------------------
+# --- signing (Standard Webhooks) ----------------------------------------------------------
 
 SECRET_PREFIX = "whsec_"  # noqa: S105 - a prefix, not a secret
 
@@ -296,7 +296,7 @@ def render(event: EventFacts, version: str) -> dict[str, Any]:
 
 
 def _iso(value: str | datetime | None) -> str | None:
-    """Snapshot timestamps (to_jsonb text with an offset) as ISO 8601 UTC with `Z` (D5)."""
+    """Snapshot timestamps (to_jsonb text with an offset) as ISO 8601 UTC with `Z`."""
     if value is None:
         return None
     at = value if isinstance(value, datetime) else datetime.fromisoformat(value)
@@ -317,7 +317,7 @@ def _counterpart(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _render_v1(event: EventFacts) -> dict[str, Any]:
-    """The flat public-family shape: 6.3 for cash-out, the same fields for the others (D16)."""
+    """The flat public-family shape: 6.3 for cash-out, the same fields for the others."""
     row: dict[str, Any] = event.data.get("transaction") or {}
     extra: dict[str, Any] = event.data.get("extra") or {}
     amount, fee = int(row.get("amount") or 0), int(row.get("fee") or 0)
@@ -361,7 +361,7 @@ def _txid(row: dict[str, Any], extra: dict[str, Any]) -> str | None:
 
 
 def _with_error(data: dict[str, Any], row: dict[str, Any], ok_status: str) -> dict[str, Any]:
-    """D11: a failed operation reports status ERROR and an `error` object instead of success."""
+    """A failed operation reports status ERROR and an `error` object instead of success."""
     if row.get("status") == "ERROR":
         data["status"] = "ERROR"
         data["error"] = {"code": row.get("error_code"), "message": row.get("error_message")}

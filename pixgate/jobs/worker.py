@@ -38,13 +38,13 @@ log = structlog.get_logger(__name__)
 
 IDLE_POLL_SECONDS = 1.0
 
-# Every claim and finish leaves index entries for dead row versions, which the claim's
-# bitmap scan visits again until a vacuum removes them: measured here, 1,500 finished jobs
-# (a few seconds at full load) took a claim from 0.41 to 0.48 ms, 15,000 to 0.76 ms, and
-# autovacuum visits a database about once a minute. After every VACUUM_EVERY finished jobs
-# a worker deletes up to PRUNE_CHUNK done jobs past their retention, then vacuums (1.3 ms
-# for 1,500 jobs): claims stay flat and the table stays the size of its retention
-# (docs/performance.md, item 23).
+# Every claim and finish leaves index entries for dead row versions (no update of a job row
+# is HOT), which the claim's bitmap scan visits again until a vacuum removes them. At full
+# load thousands of jobs finish between two visits of autovacuum (about once a minute), and
+# every claim gets slower with each. So after every VACUUM_EVERY finished jobs a worker
+# deletes up to PRUNE_CHUNK done jobs past their retention, then vacuums (about a millisecond
+# for that many jobs): claims stay flat and the table stays the size of its retention
+# (docs/performance.md, "Job vacuum and retention").
 VACUUM_EVERY = 1000
 PRUNE_CHUNK = 10 * VACUUM_EVERY
 

@@ -1,4 +1,4 @@
-"""The sandbox settling bank: a deterministic SPI and DICT (D21, D22, D24).
+"""The sandbox settling bank: a deterministic SPI and DICT, steered by `X-Sandbox-Scenario`.
 
 Registered keys come from `sandbox_dict_keys`. For cash-out, a key nobody registered
 resolves to a synthetic holder derived from a hash of the key, so the same key always

@@ -1,4 +1,4 @@
-"""Balances (2.7, D3): read from the same ledger-backed row in both shapes."""
+"""Balances (2.7, and the standard shape): read from the same ledger-backed row in both."""
 
 from __future__ import annotations
 

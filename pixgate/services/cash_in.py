@@ -2,7 +2,7 @@
 
 Everything is validated first (one 400 listing every bad field); then the charge is
 announced to the settling bank, outside any transaction, so a provider failure (500) or its
-minimum expiration (D23) leaves nothing behind; then one transaction writes the PENDING
+minimum expiration leaves nothing behind; then one transaction writes the PENDING
 PAYMENT transaction, the charge, its splits and its `charges.expire` job (an unpaid
 charge becomes EXPIRED, its payment ERROR). The BR Code is dynamic: its location
 (26/25, without scheme) is `{public_url}/loc/{token}`, its merchant the account's name.

@@ -70,7 +70,7 @@ def amount_of(value: Decimal) -> int:
 
 
 def raise_synchronous_scenario(scenario: str | None) -> None:
-    """D22: the synchronous scenarios answer as the real error would, before any write."""
+    """The synchronous sandbox scenarios answer as the real error would, before any write."""
     if scenario == "INSUFFICIENT_FUNDS":
         raise InsufficientBalance("available balance is less than amount + fee (sandbox)")
     if scenario == "INVALID_PIX_KEY":

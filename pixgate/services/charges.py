@@ -9,7 +9,7 @@ the `cash_in` fee through the journal, the `cash_in` event is written and the sp
 scheduled. A charge paid, cancelled or expired already answers ChargeNotPayable and moves
 nothing.
 
-The sandbox use cases (D24) at the bottom open their own transaction.
+The sandbox use cases at the bottom open their own transaction.
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ async def _not_payable(conn: Connection, charge_id: int, now: datetime) -> Charg
     return ChargeNotPayable(reason)
 
 
-# --- sandbox (D24) -----------------------------------------------------------------------
+# --- sandbox -----------------------------------------------------------------------------
 
 
 def _external_payer(payer: Payer) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 A cob is a charge of kind `cob` with a PENDING PAYMENT transaction, created ATIVA with
 revision 0. PATCH revises the editable fields (revision + 1; a new amount means a new
-copy-and-paste code at the same location) or cancels it (D14). An unpaid cob whose
+copy-and-paste code at the same location) or cancels it. An unpaid cob whose
 expiration passed is REMOVIDA_PELO_PSP: a job moves it at that moment, and reads report
 it even before the job ran. Paying it (services.charges.pay) makes it CONCLUIDA.
 """

@@ -1,4 +1,4 @@
-"""Charges that nobody paid in time: cobs become REMOVIDA_PELO_PSP (D14), cash-in charges EXPIRED.
+"""Charges that nobody paid in time: cobs become REMOVIDA_PELO_PSP, cash-in charges EXPIRED.
 
 Each charge enqueues `charges.expire` at its expiration; the job closes it then, whether
 or not anyone reads it, and its PENDING payment ends in ERROR (PAYMENT_EXPIRED). Reads

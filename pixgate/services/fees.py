@@ -1,4 +1,4 @@
-"""What an operation costs the account (D6): `accounts.fees[operation]`, else the settings' default.
+"""What an operation costs the account: `accounts.fees[operation]`, else the settings' default.
 
 `accounts.fees` holds `{operation: {"fixed": "0.50", "percent": "1.0"}}` as the CLI writes
 it (`pixgate accounts update --fee cash_out=0.50+1%`). Called inside the caller's

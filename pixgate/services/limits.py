@@ -1,4 +1,4 @@
-"""Per-account outgoing limits (D6): per transaction, per Brasília day, per night.
+"""Per-account outgoing limits: per transaction, per Brasília day, per night.
 
 The rules (what counts, when a payment is refused, the give-back of a voided one) are the
 database functions of `pixgate/db/sql/020_limits.sql`; this module prices an account's

@@ -1,4 +1,4 @@
-"""Settlement of every outgoing payment (D10): the settling bank decides, the ledger follows.
+"""Settlement of every outgoing payment: the settling bank decides, the ledger follows.
 
 The bank is called outside any transaction; then, in one statement (`payments.settle_payout`,
 its own transaction), the PENDING row becomes final exactly once (a conditional UPDATE), the

@@ -1,4 +1,4 @@
-"""Sandbox-only actions on the simulated settling bank (D24)."""
+"""Sandbox-only actions on the simulated settling bank."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 The POST to a receiver always happens outside any database transaction: the deliverer
 reads what it needs in one short transaction, POSTs, then logs the attempt in another.
 Every connection goes through `_GuardedBackend`, which resolves the host and refuses
-private, loopback, link-local, multicast and reserved addresses (D19) on the very
+private, loopback, link-local, multicast and reserved addresses on the very
 addresses it then connects to, so a DNS change between check and connect cannot slip by.
 
 A receiver cannot hold or flood us either: redirects are not followed, no cookie is kept,
@@ -151,7 +151,8 @@ async def _destination_slot(destination: rules.Destination, limit: int) -> Async
     Beyond bounding what one receiver gets at once, this keeps httpcore's pool small: the pool
     walks all its connections for each idle one on every request and every response
     (O(n^2)), so a burst of deliveries that opened 200 connections made every later POST
-    slower, the backlog longer and the burst larger (docs/performance.md)."""
+    slower, the backlog longer and the burst larger (docs/performance.md, "Webhook POSTs per
+    destination")."""
     gates = _gates.setdefault(asyncio.get_running_loop(), {})
     gate = gates.get(destination)
     if gate is None:
@@ -190,7 +191,8 @@ def http_client() -> httpx.AsyncClient:
 
 
 async def check_url(rt: Runtime, url: str) -> None:
-    """D19 at registration (and for a resend's temporary URL): scheme, then every address."""
+    """The destination rules at registration (and for a resend's temporary URL): scheme, then
+    every address."""
     allow = rt.settings.allow_insecure_webhooks
     destination = rules.parse_destination(url, allow_insecure=allow)
     addresses = await resolve(destination.host, destination.port)
@@ -439,7 +441,8 @@ async def deliver(rt: Runtime, delivery_id: int) -> float | None:
     async with rt.db.connection() as conn:
         await _log(conn, row["id"], row["url"], attempt, "delivery", status, next_at)
     # every attempt is in webhook_attempts; the log line (a JSON render and a write each)
-    # is for the ones that did not arrive, like the access log's (docs/performance.md)
+    # is for the ones that did not arrive, like the access log's (docs/performance.md,
+    # "A quiet access log")
     emit = log.debug if attempt.ok else log.info
     emit("webhook.attempted", delivery_id=delivery_id, status=status,
          status_code=attempt.status_code, error=attempt.error, retry_in=delay)
@@ -458,7 +461,7 @@ async def _log(
     )
 
 
-# --- resend (4.11, D20) ---------------------------------------------------------------------
+# --- resend (4.11): one synchronous attempt -------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -474,7 +477,7 @@ EVENT_ID_PREFIX = "evt_"
 
 async def _find_event(conn: Connection, account_id: int, identifier: str) -> int:
     """The event a resend re-emits: `evt_<id>`, or the latest event of the transaction named
-    by numeric id, UUID transactionId, end-to-end id or externalId (D26, D27)."""
+    by numeric id, UUID transactionId, end-to-end id or externalId."""
     event_number = _bigint(identifier.removeprefix(EVENT_ID_PREFIX))
     if identifier.startswith(EVENT_ID_PREFIX) and event_number is not None:
         event_id = await rows.event_of_account(conn, account_id, event_number)

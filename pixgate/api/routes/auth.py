@@ -1,4 +1,4 @@
-"""POST /api/auth/token and its alias POST /oauth/token (4.1, 5, D2).
+"""POST /api/auth/token and its alias POST /oauth/token (4.1, 5), JSON or OAuth 2.0 form.
 
 The body is read by hand because the endpoint takes JSON (the spec) and the OAuth 2.0
 client-credentials form (RFC 6749 4.4) that Central Bank API Pix clients send, and
@@ -27,7 +27,7 @@ from pixgate.services import auth
 
 
 class TokenRoute(EnvelopeRoute):
-    """Also takes the OAuth 2.0 form body (D2), so the JSON-only check skips it."""
+    """Also takes the OAuth 2.0 form body, so the JSON-only check skips it."""
 
     accepts_form = True
 

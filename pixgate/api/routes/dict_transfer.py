@@ -1,4 +1,4 @@
-"""POST /dict/pix (4.13): Central-Bank-style transfer to a DICT key; 201 (D13), simple error body.
+"""POST /dict/pix (4.13): Central-Bank-style transfer to a DICT key; 201, simple error body.
 
 A repeat of `x-idempotency-key` answers 201 again with the same transfer (as it is now)
 and the header `Idempotent-Replayed: true`, so a client retrying after a timeout gets
@@ -30,7 +30,7 @@ router = APIRouter(
 )
 
 TYPE_OF_STATUS = {"PENDING": "PENDING", "CONFIRMED": "COMPLETED", "ERROR": "ERROR"}
-"""2.8's `type` for each transaction status (D10)."""
+"""2.8's `type` for each transaction status."""
 
 
 UUID_V4 = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"

@@ -1,4 +1,4 @@
-"""POST /sandbox/dict/keys (D24): register a key in the simulated DICT."""
+"""POST /sandbox/dict/keys (sandbox mode only): register a key in the simulated DICT."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""POST /sandbox/pix/pay and /sandbox/pix/incoming (D24): money arriving from outside.
+"""POST /sandbox/pix/pay and /sandbox/pix/incoming (sandbox mode only): money arriving from outside.
 
 Any authenticated account may pay any charge's code (the payer is the outside world);
 `incoming` credits the caller's own account. Simple error bodies; mounted only in

@@ -2,7 +2,7 @@
 `webhooks` section that documents every payload a receiver gets.
 
 Simple-body errors (7.1, "other endpoints"). POST/GET /api/webhooks behave as the spec
-says today (disabled) unless `webhook_api_enabled` is on (D18).
+says today (disabled) unless `webhook_api_enabled` is on.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ async def list_webhooks(rt: RuntimeDep, who: CurrentAccount) -> dict[str, Any]:
     summary="Resend a transaction's webhook now",
     description="`transactionIdentifier`: numeric transaction id, UUID transactionId, "
     "externalId, 32-character end-to-end id, or an event id `evt_<n>` from GET /api/events. "
-    "One synchronous attempt (D20) to `url` if given (not persisted), else to every active "
+    "One synchronous attempt (no retries) to `url` if given (not persisted), else to every active "
     "URL of the event type; the answer is the first URL's and every attempt is logged. "
     "60 requests per minute per account.",
     responses={400: {"model": ApiError}, 404: {"model": ApiError},

@@ -1,4 +1,4 @@
-"""Balance shapes: Central-Bank style (2.7) and the standard one (D3)."""
+"""Balance shapes: Central-Bank style (2.7) and the standard one (GET /api/balance)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bodies of POST /sandbox/pix/pay and /sandbox/pix/incoming (D24)."""
+"""Bodies of POST /sandbox/pix/pay and /sandbox/pix/incoming (sandbox mode only)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Wire shapes of the webhook configuration (4.9, 4.10, 2.12), resend (4.11, 2.13), the
-event list, and the payloads POSTed to receivers (6.2, 6.3, D16) for the OpenAPI document."""
+event list, and the payloads POSTed to receivers (6.2, 6.3) for the OpenAPI document."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ class WebhookCreate(BaseModel):
         json_schema_extra={"maxItems": rules.MAX_HEADERS},
     )
     version: str = Field(
-        default="v1", description="payload version, v1 or v2 (D15); MED events have no v2",
+        default="v1", description="payload version, v1 or v2; MED events have no v2",
         json_schema_extra={"enum": list(rules.VERSIONS)},
     )
 
@@ -124,7 +124,7 @@ class Counterpart(BaseModel):
 
 
 class V1Payload(BaseModel):
-    """The public family's flat payload (6.3; the same fields for the other events, D16)."""
+    """The public family's flat payload (6.3; the same fields for the other events)."""
 
     event: Literal["CashIn", "CashOut", "RefundIn", "RefundOut",
                    "MedCreated", "MedAccepted", "MedRejected"]
@@ -173,7 +173,7 @@ class TransferData(BaseModel):
     idempotencyKey: str | None
     creditorAccount: CreditorAccount
     remittanceInformation: str | None
-    error: V2Error | None = Field(default=None, description="present when status is ERROR (D11)")
+    error: V2Error | None = Field(default=None, description="present when status is ERROR")
 
 
 class V2Transfer(BaseModel):

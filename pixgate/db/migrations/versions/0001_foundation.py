@@ -84,7 +84,7 @@ def upgrade() -> None:
         CREATE INDEX ix_ledger_postings_account_id ON ledger_postings (account_id, book);
         CREATE INDEX ix_ledger_postings_transaction_id ON ledger_postings (transaction_id);
 
-        -- One row per money movement the integrator sees (2.6). `id` is the numeric id (D27),
+        -- One row per money movement the integrator sees (2.6). `id` is the numeric id,
         -- `transaction_id` the public UUID.
         CREATE TABLE transactions (
             id               bigserial PRIMARY KEY,

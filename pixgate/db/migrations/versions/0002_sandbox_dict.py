@@ -16,7 +16,7 @@ depends_on = None
 def upgrade() -> None:
     execute_script(
         """
-        -- Keys registered in the sandbox's DICT (D24). `key` is the normalized spelling.
+        -- Keys registered in the sandbox's DICT. `key` is the normalized spelling.
         CREATE TABLE sandbox_dict_keys (
             key             text PRIMARY KEY,
             key_type        text NOT NULL,

@@ -1,10 +1,11 @@
 """`hold_payout()`: a payout's PENDING row, settlement job, hold and limit count in one call.
 
-A cash-out was seven round trips (BEGIN, account, insert, job, hold, limit usage, COMMIT),
-the largest single share of the API process's CPU per cash-out. As one function called in
-autocommit mode it is one round trip and one transaction: a refusal RAISEs, which rolls
-everything back. The checks are the ones `services.limits` and `ledger.journal` make, in
-the same order and with the same locks (docs/performance.md, item 11).
+Sent as separate statements, a cash-out is seven round trips (BEGIN, account, insert, job,
+hold, limit usage, COMMIT), and round trips are the largest single share of the API
+process's CPU per cash-out. As one function called in autocommit mode it is one round trip
+and one transaction: a refusal RAISEs, which rolls everything back. The checks are the ones
+`services.limits` and `ledger.journal` make, in the same order and with the same locks
+(docs/performance.md, "Cash-out and settlement as database functions").
 
 Errors (SQLSTATE, mapped by `db.payments`):
 - PXT01: the account's fees or limits are not the ones the caller priced the payout with;
