@@ -90,5 +90,5 @@ class Settings(BaseSettings):
     @classmethod
     def _not_placeholder_ispb(cls, value: str) -> str:
         if value == "00000000":
-            raise ValueError("ISPB 00000000 is not allowed (decision D9)")
+            raise ValueError("ISPB 00000000 is a placeholder, not an institution: set the real one")
         return value

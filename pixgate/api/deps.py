@@ -46,7 +46,7 @@ SCENARIO_SCHEMA: dict[str, Any] = {
 ScenarioHeader = Annotated[
     str | None,
     Header(
-        description="Sandbox only (D22): how the simulated settling bank behaves for this "
+        description="Sandbox only: how the simulated settling bank behaves for this "
         "request; case-insensitive. INSUFFICIENT_FUNDS, INVALID_PIX_KEY and "
         "PROVIDER_UNAVAILABLE answer at once as the real error would (PROVIDER_UNAVAILABLE is "
         "a 500 by design); the others end the transaction in ERROR with that errorCode at "

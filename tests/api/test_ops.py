@@ -108,7 +108,8 @@ async def test_balances_require_a_token(client: httpx.AsyncClient) -> None:
 
 def test_served_processes_collect_garbage_less_often(monkeypatch: pytest.MonkeyPatch) -> None:
     """`pixgate serve` builds its app with app_from_environment: start-up objects frozen, the
-    young generation collected every 20,000 allocations (docs/performance.md, item 19)."""
+    young generation collected every 20,000 allocations (docs/performance.md, "Garbage
+    collector tuning")."""
     monkeypatch.setenv("PIXGATE_DATABASE_URL", "postgresql://unused@127.0.0.1:1/unused")
     before = gc.get_threshold()
     try:
