@@ -288,8 +288,16 @@ class Gateway:
         self._log = self.log_path.open("wb")
         no_worker = ["--no-worker"] if job_workers else []
         self.process = subprocess.Popen(
-            [PIXGATE, "serve", "--port", str(self.port), "--workers", str(workers), *no_worker,
-             *extra],
+            [
+                PIXGATE,
+                "serve",
+                "--port",
+                str(self.port),
+                "--workers",
+                str(workers),
+                *no_worker,
+                *extra,
+            ],
             env=deployment.env,
             stdout=self._log,
             stderr=subprocess.STDOUT,
@@ -566,8 +574,7 @@ class CpuShare:
     def describe(self) -> str:
         jobs = f", job workers {self.jobs:.2f}" if self.jobs else ""
         return (
-            f"API {self.api:.2f}{jobs}, PostgreSQL {self.database:.2f}, "
-            f"wrk {self.load:.2f} cores"
+            f"API {self.api:.2f}{jobs}, PostgreSQL {self.database:.2f}, wrk {self.load:.2f} cores"
         )
 
 

@@ -153,7 +153,11 @@ def measure(
     finally:
         deployment.cleanup(args.server, keep=args.keep)
     return Run(
-        label, result, meter.share, checks, ledger_ok,
+        label,
+        result,
+        meter.share,
+        checks,
+        ledger_ok,
         settled_per_s=settled / result.seconds if result.seconds else 0.0,
         unsettled_at_end=unsettled,
     )
@@ -164,12 +168,16 @@ def main() -> int:
     parser.add_argument("--skip-embedded", action="store_true", help="server configurations only")
     parser.add_argument("--max-workers", type=int, default=2, help="API processes, 1..N")
     parser.add_argument(
-        "--job-workers", type=int, default=1,
+        "--job-workers",
+        type=int,
+        default=1,
         help="one more run: 1 API process with --no-worker and this many `pixgate worker` "
         "processes (0: skip)",
     )
     parser.add_argument(
-        "--accounts", type=int, default=10,
+        "--accounts",
+        type=int,
+        default=10,
         help="paying accounts the load is spread over (pgbench's TPC-B has 10 branch rows at "
         "scale 10); one more run on a single account shows the hot-row worst case",
     )

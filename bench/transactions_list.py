@@ -46,7 +46,8 @@ async def load(url: str, rows: int) -> int:
     conn = await asyncpg.connect(url)
     try:
         account_id: int = await conn.fetchval(
-            "INSERT INTO accounts (name) VALUES ('bench') RETURNING id")
+            "INSERT INTO accounts (name) VALUES ('bench') RETURNING id"
+        )
         started = time.perf_counter()
         await conn.execute(
             """
@@ -70,7 +71,9 @@ async def load(url: str, rows: int) -> int:
                    now() - g * ($2::float8 / $3) * interval '1 second'
             FROM generate_series(1, $3) AS g
             """,
-            account_id, 31 * 86400 - 3600, rows,
+            account_id,
+            31 * 86400 - 3600,
+            rows,
         )
         await conn.execute("VACUUM ANALYZE transactions")
         print(f"loaded {rows:,} transactions in {time.perf_counter() - started:.1f} s")
@@ -116,14 +119,14 @@ async def main() -> None:
 
             async def pk_lookup() -> object:
                 async with rt.db.connection() as conn:
-                    return await conn.fetchrow("SELECT * FROM transactions WHERE id = $1",
-                                               any_id)
+                    return await conn.fetchrow("SELECT * FROM transactions WHERE id = $1", any_id)
 
             week_ago = (datetime.now(UTC) - timedelta(days=7)).date().isoformat()
 
             def listing(**query: object) -> Callable[[], Awaitable[object]]:
                 return lambda: transactions.statement(
-                    rt, account_id, transactions.ListQuery(**query))  # type: ignore[arg-type]
+                    rt, account_id, transactions.ListQuery(**query)
+                )  # type: ignore[arg-type]
 
             cases: list[tuple[str, Callable[[], Awaitable[object]]]] = [
                 ("baseline: SELECT 1", select_one),
@@ -140,17 +143,23 @@ async def main() -> None:
             ]
             results = [(label, await timed(fn, args.repeat)) for label, fn in cases]
         base = statistics.median(results[1][1])
-        print(f"\nGET /api/transactions service path, {args.rows:,} rows, "
-              f"{args.repeat} runs each (ms)")
+        print(
+            f"\nGET /api/transactions service path, {args.rows:,} rows, "
+            f"{args.repeat} runs each (ms)"
+        )
         print("| case | p50 | p95 | p99 | p50 / PK lookup |")
         print("|---|---|---|---|---|")
         for label, samples in results:
             p50 = statistics.median(samples)
-            print(f"| {label} | {p50:.2f} | {percentile(samples, 0.95):.2f} | "
-                  f"{percentile(samples, 0.99):.2f} | {p50 / base:.1f}x |")
+            print(
+                f"| {label} | {p50:.2f} | {percentile(samples, 0.95):.2f} | "
+                f"{percentile(samples, 0.99):.2f} | {p50 / base:.1f}x |"
+            )
         worst = max(percentile(s, 0.99) for label, s in results if "baseline" not in label)
-        print(f"\ntarget: every page p99 < 50 ms: {worst:.1f} ms -> "
-              f"{'PASS' if worst < 50 else 'FAIL'}")
+        print(
+            f"\ntarget: every page p99 < 50 ms: {worst:.1f} ms -> "
+            f"{'PASS' if worst < 50 else 'FAIL'}"
+        )
     finally:
         await admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 

@@ -91,6 +91,7 @@ async def open_loop(
     statuses: dict[int, int] = {}
     limits = httpx.Limits(max_connections=256, max_keepalive_connections=256)
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
+
         async def one(cred: Credentials) -> None:
             try:
                 response = await client.post(

@@ -68,13 +68,31 @@ _PLAIN = (bool, int, float)
 
 
 def _keep_label(match: re.Match[str]) -> str:
-    label = (match.group("scheme") or match.group("pair") or match.group("input")
-             or match.group("userinfo") or "")
+    label = (
+        match.group("scheme")
+        or match.group("pair")
+        or match.group("input")
+        or match.group("userinfo")
+        or ""
+    )
     return label + REDACTED
 
 
-_CLUES = ("-----", "%2d", "eyj", "whsec_", "bearer", "basic", "token", "secret", "passw",
-          "api_key", "apikey", "input_value", "@")
+_CLUES = (
+    "-----",
+    "%2d",
+    "eyj",
+    "whsec_",
+    "bearer",
+    "basic",
+    "token",
+    "secret",
+    "passw",
+    "api_key",
+    "apikey",
+    "input_value",
+    "@",
+)
 """Every match of _SECRET_TEXT holds one of these (lowercased): looking for them first is
 several times cheaper than the regex on the short strings of most lines."""
 

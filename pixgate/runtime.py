@@ -42,9 +42,7 @@ def resolve_database_url(settings: Settings) -> str:
     return embedded.start(settings.data_dir)
 
 
-async def load_keys(
-    db: Database, settings: Settings
-) -> tuple[TokenSigner, bytes, LocationSigner]:
+async def load_keys(db: Database, settings: Settings) -> tuple[TokenSigner, bytes, LocationSigner]:
     """Configured keys win; otherwise they are generated once and kept in the database."""
     async with db.begin() as conn:
         if settings.jwt_private_key is not None:

@@ -74,9 +74,7 @@ class Settings(BaseSettings):
     # Most jobs wait (for the database, for a webhook receiver): a settlement spends its time
     # queued for its account's row, where the more of them wait, the more go in one statement
     # (docs/performance.md, "Worker concurrency and uvloop").
-    job_concurrency: int = Field(
-        default=256, ge=1, description="jobs each worker runs at once"
-    )
+    job_concurrency: int = Field(default=256, ge=1, description="jobs each worker runs at once")
 
     serve_with_worker: bool = Field(
         default=True, description="`pixgate serve` runs the job worker in-process"

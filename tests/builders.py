@@ -18,8 +18,13 @@ from pixgate.runtime import Runtime
 COUNTERPART = {
     "name": "Maria Silva",
     "document": "52998224725",
-    "bank": {"bankISPB": "60701190", "bankName": "Banco Teste", "bankCode": "341",
-             "accountBranch": "0001", "accountNumber": "12345-6"},
+    "bank": {
+        "bankISPB": "60701190",
+        "bankName": "Banco Teste",
+        "bankCode": "341",
+        "accountBranch": "0001",
+        "accountNumber": "12345-6",
+    },
 }
 
 
@@ -68,8 +73,17 @@ async def insert_transactions(
                 )
                 SELECT id FROM made ORDER BY id
                 """,
-                account_id, operation, status, f"{prefix}-{account_id}", amount, fee,
-                newest, step, pix_key, extra.get("counterpart", COUNTERPART), count,
+                account_id,
+                operation,
+                status,
+                f"{prefix}-{account_id}",
+                amount,
+                fee,
+                newest,
+                step,
+                pix_key,
+                extra.get("counterpart", COUNTERPART),
+                count,
             )
         ]
     return ids

@@ -31,8 +31,10 @@ def serving(database_url: str, **settings: str) -> Iterator[str]:
     env |= {f"PIXGATE_{name.upper()}": value for name, value in settings.items()}
     port = free_port()
     process = subprocess.Popen(
-        [PIXGATE, "serve", "--no-worker", "--port", str(port)], env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [PIXGATE, "serve", "--no-worker", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"
     try:

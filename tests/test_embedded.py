@@ -34,8 +34,11 @@ def test_serve_on_the_embedded_default(home: tuple[Path, dict[str, str]]) -> Non
     cwd, env = home
     port = _free_port()
     server = subprocess.Popen(
-        [PIXGATE, "serve", "--port", str(port)], cwd=cwd, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [PIXGATE, "serve", "--port", str(port)],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
         base = f"http://127.0.0.1:{port}"
@@ -53,7 +56,11 @@ def test_serve_on_the_embedded_default(home: tuple[Path, dict[str, str]]) -> Non
         # A second process in the same directory joins the same server.
         created = subprocess.run(
             [PIXGATE, "accounts", "create", "--name", "Embedded", "--balance", "7.00", "--json"],
-            cwd=cwd, env=env, capture_output=True, text=True, check=True,
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         account = json.loads(created.stdout)
         certificate = {"X-SSL-Client-Cert": quote(account["certificatePem"], safe="")}

@@ -75,7 +75,10 @@ def environment(database_url: str) -> dict[str, str]:
 
 SERVE = [PIXGATE, "serve"]
 
-CRASHING_SERVE = [sys.executable, "-c", """
+CRASHING_SERVE = [
+    sys.executable,
+    "-c",
+    """
 import os, structlog
 from pixgate.services import balances
 from pixgate.cli import app
@@ -89,7 +92,9 @@ async def get(rt, account_id):
 
 balances.get = get
 app()
-""", "serve"]
+""",
+    "serve",
+]
 """`pixgate serve` exactly, but a balance read crashes (a RuntimeError carrying secrets) when
 its request id is `crash-on-purpose`: the 500 no route gives any more, on demand."""
 
@@ -103,7 +108,10 @@ def serving_with_worker(
     port = free_port()
     with log_path.open("wb") as output:
         process = subprocess.Popen(
-            [*command, "--port", str(port)], env=env, stdout=output, stderr=subprocess.STDOUT,
+            [*command, "--port", str(port)],
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
         )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -179,7 +187,7 @@ class Secrets:
             for value, label in self.needles.items():
                 at = text.find(value)
                 if at >= 0:
-                    found.append(f"- {label}: ...{text[max(0, at - 120):at + 40]!r}...")
+                    found.append(f"- {label}: ...{text[max(0, at - 120) : at + 40]!r}...")
         return "\n".join(found)
 
 
@@ -198,9 +206,11 @@ def api_routes() -> set[tuple[str, str]]:
 
 @dataclass
 class Recorder:
-    routes: list[APIRoute] = field(default_factory=lambda: [
-        r for router in ROUTERS for r in router.routes if isinstance(r, APIRoute)
-    ])
+    routes: list[APIRoute] = field(
+        default_factory=lambda: [
+            r for router in ROUTERS for r in router.routes if isinstance(r, APIRoute)
+        ]
+    )
     called: set[tuple[str, str]] = field(default_factory=set)
     requests: int = 0
     errors: list[str] = field(default_factory=list)
@@ -224,7 +234,8 @@ class Recorder:
 
     def client(self, base: str) -> httpx.AsyncClient:
         return httpx.AsyncClient(
-            base_url=base, timeout=30,
+            base_url=base,
+            timeout=30,
             event_hooks={"request": [self.on_request], "response": [self.on_response]},
         )
 
@@ -236,13 +247,19 @@ def self_signed(not_before: datetime, not_after: datetime) -> tuple[str, str]:
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "someone else")])
     cert = (
-        x509.CertificateBuilder().subject_name(name).issuer_name(name)
-        .public_key(key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(not_before).not_valid_after(not_after)
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before)
+        .not_valid_after(not_after)
         .sign(key, hashes.SHA256())
     )
-    return (cert.public_bytes(Encoding.PEM).decode(),
-            key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()).decode())
+    return (
+        cert.public_bytes(Encoding.PEM).decode(),
+        key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()).decode(),
+    )
 
 
 def b64url(data: bytes) -> str:
@@ -297,8 +314,10 @@ def entries(log_path: Path) -> list[dict[str, Any]]:
 async def logged(log_path: Path, event: str, level: str, count: int) -> None:
     """Until `count` lines of `event` at `level` are in the log (20 s at most)."""
     deadline = time.monotonic() + 20
-    while sum(1 for e in entries(log_path)
-              if e.get("event") == event and e.get("level") == level) < count:
+    while (
+        sum(1 for e in entries(log_path) if e.get("event") == event and e.get("level") == level)
+        < count
+    ):
         assert time.monotonic() < deadline, f"fewer than {count} {event} lines at {level}"
         await asyncio.sleep(0.1)
 
@@ -341,16 +360,34 @@ async def test_no_secret_in_logs_or_error_bodies(
         datetime.now(UTC) - timedelta(minutes=5), datetime.now(UTC) + timedelta(days=30)
     )
     (tmp_path / "brought.pem").write_text(brought_pem)
-    cli("certs", "register", "--account", str(shop["accountId"]), "--pem",
-        str(tmp_path / "brought.pem"), "--json")
+    cli(
+        "certs",
+        "register",
+        "--account",
+        str(shop["accountId"]),
+        "--pem",
+        str(tmp_path / "brought.pem"),
+        "--json",
+    )
     secrets.certificate("registered certificate", brought_pem)
     secrets.pem("registered certificate's private key", brought_key)
     first_whsec = cli("webhooks", "secret", "--account", str(shop["accountId"]), "--json")
-    cli("webhooks", "add", "--account", str(shop["accountId"]), "--event", "cash_out",
-        "--url", receiver.url("/hook-out"), "--header", f"Authorization={receiver_header}",
-        "--json")
-    second_whsec = cli("webhooks", "secret", "--account", str(shop["accountId"]), "--rotate",
-                       "--json")
+    cli(
+        "webhooks",
+        "add",
+        "--account",
+        str(shop["accountId"]),
+        "--event",
+        "cash_out",
+        "--url",
+        receiver.url("/hook-out"),
+        "--header",
+        f"Authorization={receiver_header}",
+        "--json",
+    )
+    second_whsec = cli(
+        "webhooks", "secret", "--account", str(shop["accountId"]), "--rotate", "--json"
+    )
     whsecs = [first_whsec["secret"], second_whsec["secret"]]
     for number, whsec in enumerate(whsecs, 1):
         secrets.add(f"webhook secret {number}", whsec)
@@ -358,8 +395,9 @@ async def test_no_secret_in_logs_or_error_bodies(
 
     # The gateway's own keys, generated on first start and kept in the database.
     async with rt.db.connection() as conn:
-        stored = {r["name"]: r["value"] for r in await conn.fetch(
-            "SELECT name, value FROM server_keys")}
+        stored = {
+            r["name"]: r["value"] for r in await conn.fetch("SELECT name, value FROM server_keys")
+        }
     assert "jwt_ed25519" in stored and "secret_hash_key" in stored  # made by the CLI above
     for name, value in stored.items():
         if "BEGIN" in value:
@@ -378,8 +416,9 @@ async def test_no_secret_in_logs_or_error_bodies(
     with serving_with_worker(env, log_path) as base:
         async with recorder.client(base) as http:
 
-            async def token(path: str, status: int, cert: str | None = None,
-                            **kwargs: Any) -> str | None:
+            async def token(
+                path: str, status: int, cert: str | None = None, **kwargs: Any
+            ) -> str | None:
                 headers = kwargs.pop("headers", {})
                 if cert is not None:
                     headers["X-SSL-Client-Cert"] = cert
@@ -395,49 +434,98 @@ async def test_no_secret_in_logs_or_error_bodies(
             shop_token = await token("/api/auth/token", 201, shop_cert, json=shop_json)
             assert shop_token is not None
             form = {"grant_type": "client_credentials"}
-            await token("/oauth/token", 201, shop_cert, data=form, headers={
-                "Authorization": basic(shop["clientId"], shop["clientSecret"])})
-            await token("/oauth/token", 201, shop_cert, data={
-                **form, "client_id": extra["clientId"], "client_secret": extra["clientSecret"]})
+            await token(
+                "/oauth/token",
+                201,
+                shop_cert,
+                data=form,
+                headers={"Authorization": basic(shop["clientId"], shop["clientSecret"])},
+            )
+            await token(
+                "/oauth/token",
+                201,
+                shop_cert,
+                data={
+                    **form,
+                    "client_id": extra["clientId"],
+                    "client_secret": extra["clientSecret"],
+                },
+            )
             brought_token = await token("/api/auth/token", 201, brought_cert, json=shop_json)
-            payer_token = await token("/api/auth/token", 201, payer_cert, json={
-                "clientId": payer["clientId"], "clientSecret": payer["clientSecret"]})
+            payer_token = await token(
+                "/api/auth/token",
+                201,
+                payer_cert,
+                json={"clientId": payer["clientId"], "clientSecret": payer["clientSecret"]},
+            )
             assert brought_token is not None and payer_token is not None
             wrong = shop["clientSecret"][::-1]
-            await token("/api/auth/token", 401, shop_cert,
-                        json={**shop_json, "clientSecret": wrong})
-            await token("/oauth/token", 401, shop_cert, data=form,
-                        headers={"Authorization": basic(shop["clientId"], wrong)})
-            await token("/oauth/token", 400, shop_cert, data=form,
-                        headers={"Authorization": "Basic !" + shop["clientSecret"]})
-            await token("/oauth/token", 400, shop_cert, data={
-                "grant_type": "password", "client_id": shop["clientId"],
-                "client_secret": shop["clientSecret"], "password": shop["clientSecret"]})
-            await token("/api/auth/token", 401, shop_cert,
-                        json={**shop_json, "clientId": str(uuid.uuid4())})
+            await token(
+                "/api/auth/token", 401, shop_cert, json={**shop_json, "clientSecret": wrong}
+            )
+            await token(
+                "/oauth/token",
+                401,
+                shop_cert,
+                data=form,
+                headers={"Authorization": basic(shop["clientId"], wrong)},
+            )
+            await token(
+                "/oauth/token",
+                400,
+                shop_cert,
+                data=form,
+                headers={"Authorization": "Basic !" + shop["clientSecret"]},
+            )
+            await token(
+                "/oauth/token",
+                400,
+                shop_cert,
+                data={
+                    "grant_type": "password",
+                    "client_id": shop["clientId"],
+                    "client_secret": shop["clientSecret"],
+                    "password": shop["clientSecret"],
+                },
+            )
+            await token(
+                "/api/auth/token", 401, shop_cert, json={**shop_json, "clientId": str(uuid.uuid4())}
+            )
             await token("/api/auth/token", 403, payer_cert, json=shop_json)
             await token("/api/auth/token", 400, None, json=shop_json)
             # bodies that fail validation with the secret inside
-            await token("/api/auth/token", 400, shop_cert,
-                        json={**shop_json, "clientSecret": shop["clientSecret"] + "x" * 30})
-            await token("/api/auth/token", 400, shop_cert,
-                        json={**shop_json, "clientId": "not-a-uuid"})
+            await token(
+                "/api/auth/token",
+                400,
+                shop_cert,
+                json={**shop_json, "clientSecret": shop["clientSecret"] + "x" * 30},
+            )
+            await token(
+                "/api/auth/token", 400, shop_cert, json={**shop_json, "clientId": "not-a-uuid"}
+            )
             await token("/api/auth/token", 400, shop_cert, json={**shop_json, "clientId": 7})
-            await token("/api/auth/token", 400, shop_cert, headers={
-                "Content-Type": "application/json"},
-                content=json.dumps(shop_json)[:-1].encode())
+            await token(
+                "/api/auth/token",
+                400,
+                shop_cert,
+                headers={"Content-Type": "application/json"},
+                content=json.dumps(shop_json)[:-1].encode(),
+            )
             # and in a query string, where some clients put them
-            await token(f"/oauth/token?client_secret={shop['clientSecret']}", 201, shop_cert,
-                        data={**form, "client_id": shop["clientId"],
-                              "client_secret": shop["clientSecret"]})
+            await token(
+                f"/oauth/token?client_secret={shop['clientSecret']}",
+                201,
+                shop_cert,
+                data={**form, "client_id": shop["clientId"], "client_secret": shop["clientSecret"]},
+            )
             # certificates: malformed, cut, a private key by mistake, form-encoded,
             # unregistered, expired, not yet valid
             await token("/api/auth/token", 400, "not-a-certificate", json=shop_json)
             await token("/api/auth/token", 400, shop_cert[: len(shop_cert) // 2], json=shop_json)
-            await token("/api/auth/token", 400, quote(shop["privateKeyPem"], safe=""),
-                        json=shop_json)
-            await token("/api/auth/token", 400, quote_plus(shop["certificatePem"]),
-                        json=shop_json)
+            await token(
+                "/api/auth/token", 400, quote(shop["privateKeyPem"], safe=""), json=shop_json
+            )
+            await token("/api/auth/token", 400, quote_plus(shop["certificatePem"]), json=shop_json)
             now = datetime.now(UTC)
             for label, (not_before, not_after), status in (
                 ("unregistered", (now - timedelta(minutes=5), now + timedelta(days=1)), 401),
@@ -449,18 +537,22 @@ async def test_no_secret_in_logs_or_error_bodies(
                 secrets.pem(f"{label} certificate's private key", key)
                 await token("/api/auth/token", status, quote(pem, safe=""), json=shop_json)
 
-            shop_headers = {"Authorization": f"Bearer {shop_token}",
-                            "X-SSL-Client-Cert": shop_cert}
-            payer_headers = {"Authorization": f"Bearer {payer_token}",
-                             "X-SSL-Client-Cert": payer_cert}
+            shop_headers = {"Authorization": f"Bearer {shop_token}", "X-SSL-Client-Cert": shop_cert}
+            payer_headers = {
+                "Authorization": f"Bearer {payer_token}",
+                "X-SSL-Client-Cert": payer_cert,
+            }
 
             # --- forged, expired, misbound and misplaced tokens
-            signer = TokenSigner.from_pem(stored["jwt_ed25519"], issuer="pixgate",
-                                          audience="pixgate-api")
+            signer = TokenSigner.from_pem(
+                stored["jwt_ed25519"], issuer="pixgate", audience="pixgate-api"
+            )
             expired = signer.issue(
-                client_id=shop["clientId"], account_id=shop["accountId"],
+                client_id=shop["clientId"],
+                account_id=shop["accountId"],
                 thumbprint=from_pem(shop["certificatePem"]).thumbprint,
-                now=datetime.now(UTC) - timedelta(hours=2), ttl=60,
+                now=datetime.now(UTC) - timedelta(hours=2),
+                ttl=60,
             )
             secrets.token("expired token", expired)
             forged = shop_token[:-6] + ("AAAAAA" if not shop_token.endswith("AAAAAA") else "BBBBBB")
@@ -474,14 +566,18 @@ async def test_no_secret_in_logs_or_error_bodies(
                 {"Authorization": f"Bearer {shop_token}"},
                 {"Authorization": f"Bearer {shop_token}", "X-SSL-Client-Cert": "garbage"},
                 {"Authorization": f"Token {shop_token}", "X-SSL-Client-Cert": shop_cert},
-                {"Authorization": basic(shop["clientId"], shop["clientSecret"]),
-                 "X-SSL-Client-Cert": shop_cert},
+                {
+                    "Authorization": basic(shop["clientId"], shop["clientSecret"]),
+                    "X-SSL-Client-Cert": shop_cert,
+                },
             ):
                 response = await http.get("/accounts/balances", headers=headers)
                 assert response.status_code == 401, response.text
             response = await http.get(
-                "/api/balance", params={"access_token": shop_token},
-                headers={"X-SSL-Client-Cert": shop_cert})
+                "/api/balance",
+                params={"access_token": shop_token},
+                headers={"X-SSL-Client-Cert": shop_cert},
+            )
             assert response.status_code == 401
 
             # --- webhooks: one by the API (custom header with the credential), one that
@@ -491,79 +587,153 @@ async def test_no_secret_in_logs_or_error_bodies(
                 ("cash_out", receiver.url("/hook-fail"), "v1"),
                 ("cash_in", f"http://127.0.0.1:{closed_port}/hook", "v1"),
             ):
-                response = await http.post("/api/webhooks", headers=shop_headers, json={
-                    "url": url, "eventType": event, "version": version,
-                    "headers": [{"key": "Authorization", "value": receiver_header},
-                                {"key": "X-Receiver-Token", "value": receiver_credential}]})
+                response = await http.post(
+                    "/api/webhooks",
+                    headers=shop_headers,
+                    json={
+                        "url": url,
+                        "eventType": event,
+                        "version": version,
+                        "headers": [
+                            {"key": "Authorization", "value": receiver_header},
+                            {"key": "X-Receiver-Token", "value": receiver_credential},
+                        ],
+                    },
+                )
                 assert response.status_code == 200 and response.json()["success"], response.text
             for bad in (
                 {"key": "Authorization", "value": receiver_header + "x" * 1100},
                 {"key": "Authorization", "value": receiver_header + "\r\nX-Injected: 1"},
                 {"key": f"Authorization: {receiver_header}", "value": ""},  # a pasted line
             ):
-                response = await http.post("/api/webhooks", headers=shop_headers, json={
-                    "url": receiver.url("/hook-in"), "eventType": "cash_in", "headers": [bad]})
+                response = await http.post(
+                    "/api/webhooks",
+                    headers=shop_headers,
+                    json={
+                        "url": receiver.url("/hook-in"),
+                        "eventType": "cash_in",
+                        "headers": [bad],
+                    },
+                )
                 assert response.status_code == 400, response.text
-            response = await http.post("/api/webhooks", headers=shop_headers, json={
-                "url": f"http://user:{shop['clientSecret']}@127.0.0.1:{receiver.port}/hook",
-                "eventType": "cash_in"})
+            response = await http.post(
+                "/api/webhooks",
+                headers=shop_headers,
+                json={
+                    "url": f"http://user:{shop['clientSecret']}@127.0.0.1:{receiver.port}/hook",
+                    "eventType": "cash_in",
+                },
+            )
             assert response.status_code == 400, response.text
             response = await http.get("/api/webhooks", headers=shop_headers)
             assert response.status_code == 200 and response.json()["total"] == 4
 
             # --- money moves, so settlement and deliveries run in the worker
-            response = await http.post("/sandbox/dict/keys", headers=shop_headers, json={
-                "key": EMAIL_KEY, "keyType": "EMAIL", "name": "Maria Silva", "document": CPF,
-                "ispb": "60701190", "bankName": "Banco Destino", "branch": "0001",
-                "accountNumber": "123456-7"})
+            response = await http.post(
+                "/sandbox/dict/keys",
+                headers=shop_headers,
+                json={
+                    "key": EMAIL_KEY,
+                    "keyType": "EMAIL",
+                    "name": "Maria Silva",
+                    "document": CPF,
+                    "ispb": "60701190",
+                    "bankName": "Banco Destino",
+                    "branch": "0001",
+                    "accountNumber": "123456-7",
+                },
+            )
             assert response.status_code == 201, response.text
-            response = await http.post("/api/pix/cash-out", headers=shop_headers, json={
-                "value": 10, "externalId": "logs-out-1", "description": "pagamento",
-                "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano",
-                            "document": CPF}})
+            response = await http.post(
+                "/api/pix/cash-out",
+                headers=shop_headers,
+                json={
+                    "value": 10,
+                    "externalId": "logs-out-1",
+                    "description": "pagamento",
+                    "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano", "document": CPF},
+                },
+            )
             assert response.status_code == 201, response.text
             cash_out_id = response.json()["transactionId"]
-            response = await http.post("/api/pix/cash-out", headers=shop_headers, json={
-                "value": 10, "externalId": "logs-out-2", "description": "x" * 500,
-                "clientSecret": shop["clientSecret"],
-                "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano",
-                            "document": CPF}})
+            response = await http.post(
+                "/api/pix/cash-out",
+                headers=shop_headers,
+                json={
+                    "value": 10,
+                    "externalId": "logs-out-2",
+                    "description": "x" * 500,
+                    "clientSecret": shop["clientSecret"],
+                    "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano", "document": CPF},
+                },
+            )
             assert response.status_code == 400, response.text
-            code = brcode.encode(brcode.static("fulano@example.com", "Fulano de Tal",
-                                               "Recife", 1050, "PED1"))
-            response = await http.post("/api/pix/cash-out-qrcode", headers=shop_headers, json={
-                "qrCode": code, "value": "10.50", "externalId": "logs-qr-1"})
+            code = brcode.encode(
+                brcode.static("fulano@example.com", "Fulano de Tal", "Recife", 1050, "PED1")
+            )
+            response = await http.post(
+                "/api/pix/cash-out-qrcode",
+                headers=shop_headers,
+                json={"qrCode": code, "value": "10.50", "externalId": "logs-qr-1"},
+            )
             assert response.status_code == 201, response.text
-            response = await http.post("/dict/pix", json={
-                "pixKey": EMAIL_KEY, "payment": {"currency": "BRL", "amount": 100}},
-                headers={**shop_headers, "x-idempotency-key": str(uuid.uuid4())})
+            response = await http.post(
+                "/dict/pix",
+                json={"pixKey": EMAIL_KEY, "payment": {"currency": "BRL", "amount": 100}},
+                headers={**shop_headers, "x-idempotency-key": str(uuid.uuid4())},
+            )
             assert response.status_code == 201, response.text
-            response = await http.post("/api/pix/cash-in", headers=shop_headers, json={
-                "transaction": {"value": "12.34", "description": "Pedido 42",
-                                "externalId": "logs-in-1"},
-                "payer": {"fullName": "Maria da Silva", "document": CPF}})
+            response = await http.post(
+                "/api/pix/cash-in",
+                headers=shop_headers,
+                json={
+                    "transaction": {
+                        "value": "12.34",
+                        "description": "Pedido 42",
+                        "externalId": "logs-in-1",
+                    },
+                    "payer": {"fullName": "Maria da Silva", "document": CPF},
+                },
+            )
             assert response.status_code == 201, response.text
             pix_code = response.json()["pixCode"]
-            response = await http.post("/sandbox/pix/pay", headers=payer_headers, json={
-                "pixCode": pix_code, "payer": {"name": "Pagador", "document": CPF}})
+            response = await http.post(
+                "/sandbox/pix/pay",
+                headers=payer_headers,
+                json={"pixCode": pix_code, "payer": {"name": "Pagador", "document": CPF}},
+            )
             assert response.status_code == 201, response.text
-            response = await http.post("/sandbox/pix/incoming", headers=shop_headers, json={
-                "value": "5.00", "payer": {"name": "Pagador", "document": CPF}})
+            response = await http.post(
+                "/sandbox/pix/incoming",
+                headers=shop_headers,
+                json={"value": "5.00", "payer": {"name": "Pagador", "document": CPF}},
+            )
             assert response.status_code == 201, response.text
 
             # --- cob and its location
-            response = await http.put(f"/cob/{TXID}", headers=shop_headers, json={
-                "calendario": {"expiracao": 3600}, "valor": {"original": "7.00"},
-                "chave": "loja@example.com", "solicitacaoPagador": "Pedido 43"})
+            response = await http.put(
+                f"/cob/{TXID}",
+                headers=shop_headers,
+                json={
+                    "calendario": {"expiracao": 3600},
+                    "valor": {"original": "7.00"},
+                    "chave": "loja@example.com",
+                    "solicitacaoPagador": "Pedido 43",
+                },
+            )
             assert response.status_code == 201, response.text
             location = brcode.decode(response.json()["location"]).location_url
             assert location is not None
             assert (await http.get(f"/cob/{TXID}", headers=shop_headers)).status_code == 200
-            response = await http.patch(f"/cob/{TXID}", headers=shop_headers,
-                                        json={"solicitacaoPagador": "Pedido 43, revisto"})
+            response = await http.patch(
+                f"/cob/{TXID}",
+                headers=shop_headers,
+                json={"solicitacaoPagador": "Pedido 43, revisto"},
+            )
             assert response.status_code == 200, response.text
-            response = await http.patch(f"/cob/{TXID}", headers=shop_headers,
-                                        json={"solicitacaoPagador": shop_token})
+            response = await http.patch(
+                f"/cob/{TXID}", headers=shop_headers, json={"solicitacaoPagador": shop_token}
+            )
             assert response.status_code == 400, response.text
             response = await http.get(f"/loc/{location.rsplit('/', 1)[-1]}")
             assert response.status_code == 200, response.text
@@ -571,12 +741,20 @@ async def test_no_secret_in_logs_or_error_bodies(
             assert (await http.get("/.well-known/pix-jwks.json")).status_code == 200
 
             # --- reads
-            for path in ("/accounts/balances", "/api/balance", "/api/transactions",
-                         f"/api/pix/transactions/pix-key/{EVP}", "/api/events"):
+            for path in (
+                "/accounts/balances",
+                "/api/balance",
+                "/api/transactions",
+                f"/api/pix/transactions/pix-key/{EVP}",
+                "/api/events",
+            ):
                 response = await http.get(path, headers=shop_headers)
                 assert response.status_code == 200, (path, response.text)
-            response = await http.get("/api/transactions", headers=shop_headers,
-                                      params={"page": shop_token, "access_token": shop_token})
+            response = await http.get(
+                "/api/transactions",
+                headers=shop_headers,
+                params={"page": shop_token, "access_token": shop_token},
+            )
             assert response.status_code == 400, response.text
             for path in ("/healthz", "/readyz", "/metrics", "/.well-known/jwks.json", "/docs"):
                 assert (await http.get(path)).status_code == 200, path
@@ -585,8 +763,11 @@ async def test_no_secret_in_logs_or_error_bodies(
             # --- deliveries arrive, carrying the credential, signed with the whsec_ secrets
             await receiver.wait_for(2)
             async with asyncio.timeout(30):
-                while not (receiver.at("/hook-out") and receiver.at("/hook-in")  # noqa: ASYNC110
-                           and receiver.at("/hook-fail")):
+                while not (  # noqa: ASYNC110 - the receiver's state, polled
+                    receiver.at("/hook-out")
+                    and receiver.at("/hook-in")
+                    and receiver.at("/hook-fail")
+                ):
                     await asyncio.sleep(0.05)
             for delivered in receiver.at("/hook-out") + receiver.at("/hook-in"):
                 assert delivered.headers["authorization"] == receiver_header
@@ -597,15 +778,26 @@ async def test_no_secret_in_logs_or_error_bodies(
             # --- resend, to the configured URLs and to a given one
             resent = await http.post(f"/api/resend-webhook/{cash_out_id}", headers=shop_headers)
             assert resent.status_code == 200, resent.text
-            resent = await http.post(f"/api/resend-webhook/{cash_out_id}", headers=shop_headers,
-                                     json={"url": receiver.url("/hook-resend")})
+            resent = await http.post(
+                f"/api/resend-webhook/{cash_out_id}",
+                headers=shop_headers,
+                json={"url": receiver.url("/hook-resend")},
+            )
             assert resent.status_code == 200 and resent.json()["statusCode"] == 200, resent.text
             assert len(receiver.at("/hook-resend")) == 1
 
             # a revoked credential: new tokens refused at once, with its secret
             cli("credentials", "revoke", extra["clientId"])
-            await token("/oauth/token", 401, shop_cert, data={
-                **form, "client_id": extra["clientId"], "client_secret": extra["clientSecret"]})
+            await token(
+                "/oauth/token",
+                401,
+                shop_cert,
+                data={
+                    **form,
+                    "client_id": extra["clientId"],
+                    "client_secret": extra["clientSecret"],
+                },
+            )
 
             # the failed attempts (a 500, a refused connection) are logged at INFO
             await logged(log_path, "webhook.attempted", "info", 2)
@@ -624,9 +816,11 @@ async def test_no_secret_in_logs_or_error_bodies(
     leaks = secrets.leaks(recorder.errors)
     assert not leaks, f"secrets in error bodies:\n{leaks}"
 
-    print(f"\nrequests={recorder.requests} routes={len(recorder.called)}/{len(api_routes())} "
-          f"statuses={dict(sorted(recorder.statuses.items()))} log_lines={len(log.lines)} "
-          f"levels={log.levels} secret_needles={len(secrets.needles)}")
+    print(
+        f"\nrequests={recorder.requests} routes={len(recorder.called)}/{len(api_routes())} "
+        f"statuses={dict(sorted(recorder.statuses.items()))} log_lines={len(log.lines)} "
+        f"levels={log.levels} secret_needles={len(secrets.needles)}"
+    )
 
 
 async def test_a_crash_is_logged_without_the_secrets_it_carries(
@@ -655,16 +849,21 @@ async def test_a_crash_is_logged_without_the_secrets_it_carries(
     log_path = tmp_path / "serve.log"
     with serving_with_worker(env, log_path, CRASHING_SERVE) as base:
         async with recorder.client(base) as http:
-            issued = await http.post("/api/auth/token", headers={"X-SSL-Client-Cert": cert},
-                                     json={"clientId": shop["clientId"],
-                                           "clientSecret": shop["clientSecret"]})
+            issued = await http.post(
+                "/api/auth/token",
+                headers={"X-SSL-Client-Cert": cert},
+                json={"clientId": shop["clientId"], "clientSecret": shop["clientSecret"]},
+            )
             assert issued.status_code == 201, issued.text
             secrets.token("access token", issued.json()["access_token"])
-            headers = {"Authorization": f"Bearer {issued.json()['access_token']}",
-                       "X-SSL-Client-Cert": cert}
+            headers = {
+                "Authorization": f"Bearer {issued.json()['access_token']}",
+                "X-SSL-Client-Cert": cert,
+            }
             assert (await http.get("/api/balance", headers=headers)).status_code == 200
-            crashed = await http.get("/api/balance",
-                                     headers={**headers, "X-Request-Id": "crash-on-purpose"})
+            crashed = await http.get(
+                "/api/balance", headers={**headers, "X-Request-Id": "crash-on-purpose"}
+            )
             assert crashed.status_code == 500
             assert crashed.json()["message"] == "Internal server error"
 

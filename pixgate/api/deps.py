@@ -57,9 +57,7 @@ ScenarioHeader = Annotated[
 ]
 
 
-async def sandbox_scenario(
-    rt: RuntimeDep, x_sandbox_scenario: ScenarioHeader = None
-) -> str | None:
+async def sandbox_scenario(rt: RuntimeDep, x_sandbox_scenario: ScenarioHeader = None) -> str | None:
     """The canonical `X-Sandbox-Scenario`; refused outside sandbox mode."""
     if x_sandbox_scenario is not None and not rt.settings.sandbox:
         raise ValidationFailed(["X-Sandbox-Scenario is only accepted in sandbox mode"])
@@ -140,8 +138,11 @@ def _nul_path_param(request: Request) -> str:
 
 def _nul_query_param(request: Request) -> str:
     return next(
-        (k.replace("\x00", "\\u0000") for k, v in request.query_params.multi_items()
-         if "\x00" in k or "\x00" in v),
+        (
+            k.replace("\x00", "\\u0000")
+            for k, v in request.query_params.multi_items()
+            if "\x00" in k or "\x00" in v
+        ),
         "query",
     )
 

@@ -240,8 +240,9 @@ def openapi_responses(
     for error in errors:
         by_status.setdefault(error.status, []).append(error.code)
     return {
-        status: {"description": "Error codes: " + ", ".join(sorted(codes)),
-                 "model": ERROR_MODELS[family]}
+        status: {
+            "description": "Error codes: " + ", ".join(sorted(codes)),
+            "model": ERROR_MODELS[family],
+        }
         for status, codes in by_status.items()
     }
-

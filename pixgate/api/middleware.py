@@ -15,9 +15,7 @@ log = structlog.get_logger("pixgate.access")
 # A request at least this slow is logged at INFO even when it succeeded.
 SLOW_REQUEST_SECONDS = 1.0
 
-REQUESTS = Counter(
-    "pixgate_requests_total", "HTTP requests", ["method", "route", "status"]
-)
+REQUESTS = Counter("pixgate_requests_total", "HTTP requests", ["method", "route", "status"])
 LATENCY = Histogram(
     "pixgate_request_duration_seconds",
     "HTTP request latency",

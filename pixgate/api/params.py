@@ -16,9 +16,12 @@ PageSize = Annotated[int, Query(ge=1, le=100, description="items per page, at mo
 
 Day = Annotated[
     str | None,
-    Query(description="ISO 8601 date (YYYY-MM-DD), or a date-time taken for its date in the "
-          "gateway's time zone; startDate to endDate spans at most 31 days"),
-    WithJsonSchema({"anyOf": [{"type": "string", "format": "date"},
-                              {"type": "string", "format": "date-time"}]}),
+    Query(
+        description="ISO 8601 date (YYYY-MM-DD), or a date-time taken for its date in the "
+        "gateway's time zone; startDate to endDate spans at most 31 days"
+    ),
+    WithJsonSchema(
+        {"anyOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}]}
+    ),
 ]
 """`startDate`/`endDate` of the statements (checked by `services.transactions`)."""

@@ -37,7 +37,6 @@ app.add_typer(ledger_app, name="ledger")
 app.add_typer(webhooks_app, name="webhooks")
 
 
-
 # --- serving --------------------------------------------------------------------------------
 
 
@@ -153,8 +152,13 @@ def accounts_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> N
         return
     table = Table("id", "name", "document", "available", "blocked")
     for r in rows:
-        table.add_row(str(r["id"]), r["name"], r["document"] or "-", money(r["available"]),
-                      money(r["blocked"]))
+        table.add_row(
+            str(r["id"]),
+            r["name"],
+            r["document"] or "-",
+            money(r["available"]),
+            money(r["blocked"]),
+        )
     console.print(table)
 
 
@@ -187,9 +191,7 @@ def accounts_update(
         list[str] | None,
         typer.Option(help="OPERATION=FIXED[+PERCENT%], e.g. cash_out=0.50+1%; repeatable"),
     ] = None,
-    split_frequency: Annotated[
-        str | None, typer.Option(help="immediate, hourly or daily")
-    ] = None,
+    split_frequency: Annotated[str | None, typer.Option(help="immediate, hourly or daily")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Change limits, fees and split frequency."""
@@ -197,8 +199,11 @@ def accounts_update(
     from pixgate.services import accounts
 
     changes: dict[str, Any] = {}
-    for column, value in (("transaction_limit", transaction_limit),
-                          ("daily_limit", daily_limit), ("night_limit", night_limit)):
+    for column, value in (
+        ("transaction_limit", transaction_limit),
+        ("daily_limit", daily_limit),
+        ("night_limit", night_limit),
+    ):
         amount = _decimal(value, column)
         if amount is not None:
             changes[column] = to_cents(amount)
@@ -261,8 +266,11 @@ def credentials_create(
     from pixgate.services import accounts
 
     created = run(lambda rt: accounts.create_credential(rt, account))
-    data = {"accountId": created.account_id, "clientId": created.client_id,
-            "clientSecret": created.client_secret}
+    data = {
+        "accountId": created.account_id,
+        "clientId": created.client_id,
+        "clientSecret": created.client_secret,
+    }
     if as_json:
         emit_json(data)
     else:
@@ -322,4 +330,3 @@ def ledger_verify() -> None:
     if found:
         raise typer.Exit(1)
     typer.echo("ledger balances")
-

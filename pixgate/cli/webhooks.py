@@ -42,11 +42,15 @@ def add(
     from pixgate.services import webhooks
 
     pairs = _header_pairs(header)
-    added = run(lambda rt: webhooks.add(rt, account, event_type=event, url=url,
-                                        headers=pairs, version=version))
+    added = run(
+        lambda rt: webhooks.add(
+            rt, account, event_type=event, url=url, headers=pairs, version=version
+        )
+    )
     if as_json:
-        emit_json({"id": added.endpoint.id, "created": added.created,
-                   **_endpoint_json(added.endpoint)})
+        emit_json(
+            {"id": added.endpoint.id, "created": added.created, **_endpoint_json(added.endpoint)}
+        )
         return
     verb = "created" if added.created else "updated"
     console.print(f"webhook {added.endpoint.id} {verb}: {event} -> {url} ({version})")
@@ -62,13 +66,19 @@ def list_(
 
     found = run(lambda rt: webhooks.list_endpoints(rt, account))
     if as_json:
-        emit_json({"accountId": account, "webhooks": [_endpoint_json(e) for e in found],
-                   "total": len(found)})
+        emit_json(
+            {
+                "accountId": account,
+                "webhooks": [_endpoint_json(e) for e in found],
+                "total": len(found),
+            }
+        )
         return
     table = Table("id", "type", "url", "version", "active", "headers")
     for e in found:
-        table.add_row(str(e.id), e.event_type, e.url, e.version, str(e.is_active),
-                      ", ".join(e.headers))
+        table.add_row(
+            str(e.id), e.event_type, e.url, e.version, str(e.is_active), ", ".join(e.headers)
+        )
     console.print(table)
 
 
@@ -92,8 +102,9 @@ def secret(
     """Show the account's signing secret (once), or rotate it."""
     from pixgate.services import webhooks
 
-    value = run(lambda rt: (webhooks.rotate_secret if rotate else webhooks.reveal_secret)(
-        rt, account))
+    value = run(
+        lambda rt: (webhooks.rotate_secret if rotate else webhooks.reveal_secret)(rt, account)
+    )
     if as_json:
         emit_json({"secret": value})
     else:
@@ -101,6 +112,12 @@ def secret(
 
 
 def _endpoint_json(endpoint: Endpoint) -> dict[str, object]:
-    return {"id": endpoint.id, "type": endpoint.event_type, "url": endpoint.url,
-            "headers": endpoint.headers, "version": endpoint.version,
-            "isActive": endpoint.is_active, "createdAt": iso(endpoint.created_at)}
+    return {
+        "id": endpoint.id,
+        "type": endpoint.event_type,
+        "url": endpoint.url,
+        "headers": endpoint.headers,
+        "version": endpoint.version,
+        "isActive": endpoint.is_active,
+        "createdAt": iso(endpoint.created_at),
+    }

@@ -15,7 +15,9 @@ async def lock_by_txid(
 ) -> asyncpg.Record | None:
     return await conn.fetchrow(
         "SELECT * FROM charges WHERE account_id = $1 AND kind = $2 AND txid = $3 FOR UPDATE",
-        account_id, kind, txid,
+        account_id,
+        kind,
+        txid,
     )
 
 
@@ -43,14 +45,24 @@ async def revise(
         )
         SELECT * FROM charge
         """,
-        charge_id, amount, pix_code, expires_at, body, now,
+        charge_id,
+        amount,
+        pix_code,
+        expires_at,
+        body,
+        now,
     )
     assert row is not None
     return row
 
 
 async def close(
-    conn: Connection, charge_id: int, *, status: str, error_code: str, now: datetime,
+    conn: Connection,
+    charge_id: int,
+    *,
+    status: str,
+    error_code: str,
+    now: datetime,
     only_if_expired: bool,
 ) -> asyncpg.Record | None:
     """Open -> removed/expired, once; the PENDING payment ends in ERROR with `error_code`.
@@ -72,7 +84,11 @@ async def close(
         )
         SELECT * FROM charge
         """,
-        charge_id, status, now, error_code, only_if_expired,
+        charge_id,
+        status,
+        now,
+        error_code,
+        only_if_expired,
     )
 
 

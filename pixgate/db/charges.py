@@ -71,8 +71,19 @@ async def insert(
         SELECT $1, $2, payment.id, $8, $9, $10, $4, $11, $12, $13, $7, $7 FROM payment
         RETURNING *, (SELECT transaction_id FROM payment) AS payment_uuid
         """,
-        account_id, kind, external_id, amount, description, details, created_at,
-        txid, location_token, pix_code, status, expires_at, body,
+        account_id,
+        kind,
+        external_id,
+        amount,
+        description,
+        details,
+        created_at,
+        txid,
+        location_token,
+        pix_code,
+        status,
+        expires_at,
+        body,
     )
 
 
@@ -109,7 +120,9 @@ async def by_location_token(conn: Connection, token: str) -> asyncpg.Record | No
 async def by_txid(conn: Connection, account_id: int, kind: str, txid: str) -> asyncpg.Record | None:
     return await conn.fetchrow(
         "SELECT * FROM charges WHERE account_id = $1 AND kind = $2 AND txid = $3",
-        account_id, kind, txid,
+        account_id,
+        kind,
+        txid,
     )
 
 
@@ -133,7 +146,10 @@ async def mark_paid(
         WHERE id = $1 AND status = ANY($4::text[]) AND expires_at > $3
         RETURNING *
         """,
-        charge_id, paid_at, now, list(OPEN_STATUSES),
+        charge_id,
+        paid_at,
+        now,
+        list(OPEN_STATUSES),
     )
 
 
@@ -156,7 +172,12 @@ async def confirm_payment(
         WHERE id = $1 AND status = 'PENDING'
         RETURNING id, transaction_id, account_id, amount, fee, end_to_end_id
         """,
-        transaction_id, amount, fee, end_to_end_id, counterpart, processed_at,
+        transaction_id,
+        amount,
+        fee,
+        end_to_end_id,
+        counterpart,
+        processed_at,
     )
     if row is None:
         raise RuntimeError(f"payment transaction {transaction_id} of an open charge is not PENDING")
@@ -184,7 +205,14 @@ async def insert_received(
         VALUES ($1, 'PAYMENT', $2, 'CONFIRMED', $3, $4, $5, $6, $7, $8, $8)
         RETURNING id, transaction_id, account_id, amount, fee, end_to_end_id
         """,
-        account_id, kind, amount, fee, end_to_end_id, counterpart, description, at,
+        account_id,
+        kind,
+        amount,
+        fee,
+        end_to_end_id,
+        counterpart,
+        description,
+        at,
     )
     assert row is not None
     return row
@@ -209,7 +237,9 @@ async def schedule_splits(
         FROM unnest($1::bigint[], $2::bigint[], $3::timestamptz[]) AS u(id, amount, due_at)
         WHERE s.id = u.id
         """,
-        split_ids, amounts, due_at,
+        split_ids,
+        amounts,
+        due_at,
     )
 
 
@@ -217,7 +247,8 @@ async def claim_split_run(conn: Connection, account_id: int, run_at: datetime) -
     """True for the one transaction that schedules this account's run at `run_at`."""
     status = await conn.execute(
         "INSERT INTO split_runs (account_id, run_at) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-        account_id, run_at,
+        account_id,
+        run_at,
     )
     return status == "INSERT 0 1"
 
@@ -233,14 +264,16 @@ async def due_splits(conn: Connection, account_id: int, due_by: datetime) -> lis
         ORDER BY s.due_at, s.id
         FOR UPDATE OF s SKIP LOCKED
         """,
-        account_id, due_by,
+        account_id,
+        due_by,
     )
 
 
 async def link_payout(conn: Connection, split_id: int, payout_id: int) -> None:
     await conn.execute(
         "UPDATE charge_splits SET payout_id = $2 WHERE id = $1 AND payout_id IS NULL",
-        split_id, payout_id,
+        split_id,
+        payout_id,
     )
 
 
@@ -254,7 +287,10 @@ async def fail_unsent(
                                 processed_at = $4
         WHERE id = $1 AND status = 'PENDING'
         """,
-        transaction_id, error_code, error_message, at,
+        transaction_id,
+        error_code,
+        error_message,
+        at,
     )
 
 
@@ -298,6 +334,16 @@ async def insert_settled_withdraw(
         ON CONFLICT (account_id, external_id) DO NOTHING
         RETURNING id, transaction_id, external_id, status, created_at
         """,
-        account_id, kind, external_id, amount, fee, end_to_end_id, pix_key, pix_key_type,
-        counterpart, description, details, at,
+        account_id,
+        kind,
+        external_id,
+        amount,
+        fee,
+        end_to_end_id,
+        pix_key,
+        pix_key_type,
+        counterpart,
+        description,
+        details,
+        at,
     )

@@ -81,9 +81,7 @@ async def revoke_certificate(conn: Connection, fingerprint: str) -> bool:
     return bool(status == "UPDATE 1")
 
 
-async def revoked_since(
-    conn: Connection, seconds: float
-) -> tuple[list[str], list[str]]:
+async def revoked_since(conn: Connection, seconds: float) -> tuple[list[str], list[str]]:
     """clientIds and certificate fingerprints revoked in the last `seconds`."""
     rows = await conn.fetch(
         """

@@ -23,8 +23,15 @@ class LimitRefused(Exception):
         self.used = used
 
 
-async def count(conn: Connection, account_id: int, at: datetime, amount: int,
-                *, day_start: datetime, night_start: datetime | None) -> None:
+async def count(
+    conn: Connection,
+    account_id: int,
+    at: datetime,
+    amount: int,
+    *,
+    day_start: datetime,
+    night_start: datetime | None,
+) -> None:
     """Count `amount` as sent at `at`, whatever the limits (payments they do not gate)."""
     await conn.execute(
         "SELECT limit_count($1, $2, $3, $4, $5)", account_id, at, amount, day_start, night_start
@@ -42,8 +49,14 @@ async def check(
     try:
         await conn.execute(
             "SELECT limit_check($1, $2, $3, $4, $5, $6, $7, $8)",
-            account_id, at, amount, window.per_transaction, window.daily, window.nightly,
-            window.day_start, window.night_start,
+            account_id,
+            at,
+            amount,
+            window.per_transaction,
+            window.daily,
+            window.nightly,
+            window.day_start,
+            window.night_start,
         )
     except asyncpg.PostgresError as exc:
         reason = REFUSALS.get(exc.sqlstate or "")

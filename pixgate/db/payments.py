@@ -66,8 +66,17 @@ async def insert_pending(
         ON CONFLICT (account_id, external_id) DO NOTHING
         RETURNING id, transaction_id, external_id, status, created_at
         """,
-        account_id, kind, external_id, amount, fee, pix_key, pix_key_type, description,
-        details, created_at, parent_id,
+        account_id,
+        kind,
+        external_id,
+        amount,
+        fee,
+        pix_key,
+        pix_key_type,
+        description,
+        details,
+        created_at,
+        parent_id,
     )
 
 
@@ -110,17 +119,24 @@ async def _send_settlements(
 ) -> list[asyncpg.Record | Exception | None]:
     rows = await conn.fetch(
         "SELECT * FROM settle_payouts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ORDER BY ord",
-        [s.transaction_id for s in settlements], [s.status for s in settlements],
-        [s.end_to_end_id for s in settlements], [s.counterpart for s in settlements],
-        [s.error_code for s in settlements], [s.error_message for s in settlements],
-        [s.processed_at for s in settlements], [s.event_type for s in settlements],
-        DELIVER_WEBHOOK.name, DELIVER_WEBHOOK.max_attempts,
+        [s.transaction_id for s in settlements],
+        [s.status for s in settlements],
+        [s.end_to_end_id for s in settlements],
+        [s.counterpart for s in settlements],
+        [s.error_code for s in settlements],
+        [s.error_message for s in settlements],
+        [s.processed_at for s in settlements],
+        [s.event_type for s in settlements],
+        DELIVER_WEBHOOK.name,
+        DELIVER_WEBHOOK.max_attempts,
     )
     if any(row["jobs"] for row in rows):
         notify_after_commit(conn, JOBS_CHANNEL)
     return [
-        StatementFailed(row["err_state"], row["err_message"]) if row["err_state"]
-        else row if row["account_id"] is not None
+        StatementFailed(row["err_state"], row["err_message"])
+        if row["err_state"]
+        else row
+        if row["account_id"] is not None
         else None
         for row in rows
     ]
@@ -168,18 +184,28 @@ async def _send_holds(
     rows = await conn.fetch(
         "SELECT * FROM hold_payouts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
         " $14, $15, $16, $17, $18, $19, $20) ORDER BY ord",
-        holds[0].account_id, [h.kind for h in holds], [h.external_id for h in holds],
-        [h.amount for h in holds], [h.fee for h in holds], [h.pix_key for h in holds],
-        [h.pix_key_type for h in holds], [h.description for h in holds],
-        [h.details for h in holds], [h.created_at for h in holds],
-        [h.job.name for h in holds], [h.run_at for h in holds],
-        [h.job.max_attempts for h in holds], [h.terms["fees"] for h in holds],
+        holds[0].account_id,
+        [h.kind for h in holds],
+        [h.external_id for h in holds],
+        [h.amount for h in holds],
+        [h.fee for h in holds],
+        [h.pix_key for h in holds],
+        [h.pix_key_type for h in holds],
+        [h.description for h in holds],
+        [h.details for h in holds],
+        [h.created_at for h in holds],
+        [h.job.name for h in holds],
+        [h.run_at for h in holds],
+        [h.job.max_attempts for h in holds],
+        [h.terms["fees"] for h in holds],
         [
             [h.terms["transaction_limit"], h.terms["daily_limit"], h.terms["night_limit"]]
             for h in holds
         ],
-        [h.limits.per_transaction for h in holds], [h.limits.daily for h in holds],
-        [h.limits.nightly for h in holds], [h.limits.day_start for h in holds],
+        [h.limits.per_transaction for h in holds],
+        [h.limits.daily for h in holds],
+        [h.limits.nightly for h in holds],
+        [h.limits.day_start for h in holds],
         [h.limits.night_start for h in holds],
     )
     if any(row["id"] is not None for row in rows):
@@ -202,17 +228,33 @@ HOLD_PAYOUTS = Statement(_send_holds)
 
 
 async def hold_and_queue(
-    conn: Connection, account_id: int, transaction_id: int, *, amount: int, fee: int,
-    created_at: datetime, day_start: datetime, night_start: datetime | None,
-    run_at: datetime, job: JobKind,
+    conn: Connection,
+    account_id: int,
+    transaction_id: int,
+    *,
+    amount: int,
+    fee: int,
+    created_at: datetime,
+    day_start: datetime,
+    night_start: datetime | None,
+    run_at: datetime,
+    job: JobKind,
 ) -> bool:
     """An accepted payout's hold, limit count and settlement job (`payout_hold()`): the
     payouts whose row their service wrote itself (DICT transfers, split payouts). False,
     and nothing written, when the account's available balance is short."""
     held: bool = await conn.fetchval(
         "SELECT payout_hold($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-        account_id, transaction_id, amount, fee, created_at, day_start, night_start,
-        job.name, run_at, job.max_attempts,
+        account_id,
+        transaction_id,
+        amount,
+        fee,
+        created_at,
+        day_start,
+        night_start,
+        job.name,
+        run_at,
+        job.max_attempts,
     )
     if held:
         notify_after_commit(conn, JOBS_CHANNEL)

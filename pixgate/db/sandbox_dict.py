@@ -25,9 +25,17 @@ async def upsert(conn: Connection, holder: KeyHolder, *, account_id: int) -> boo
             status = EXCLUDED.status
         WHERE sandbox_dict_keys.account_id = EXCLUDED.account_id
         """,
-        holder.key, holder.key_type, holder.name, holder.document, holder.ispb,
-        holder.bank_name, holder.bank_code, holder.branch, holder.account_number,
-        holder.status, account_id,
+        holder.key,
+        holder.key_type,
+        holder.name,
+        holder.document,
+        holder.ispb,
+        holder.bank_name,
+        holder.bank_code,
+        holder.branch,
+        holder.account_number,
+        holder.status,
+        account_id,
     )
     return status != "INSERT 0 0"
 

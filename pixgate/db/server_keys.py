@@ -9,9 +9,7 @@ from pixgate.db.pool import Connection
 
 async def get_or_create(conn: Connection, name: str, generate: Callable[[], str]) -> str:
     """Return the stored key, creating it once even when several processes start together."""
-    stored: str | None = await conn.fetchval(
-        "SELECT value FROM server_keys WHERE name = $1", name
-    )
+    stored: str | None = await conn.fetchval("SELECT value FROM server_keys WHERE name = $1", name)
     if stored is not None:
         return stored
     for _ in range(3):

@@ -41,9 +41,10 @@ async def apply(conn: RawConnection) -> list[str]:
     """Run the files that changed since they were last applied; their names, in order."""
     async with conn.transaction():
         await conn.execute(f"SELECT pg_advisory_xact_lock({_LOCK})")
-        recorded = {r["name"]: r["checksum"] for r in await conn.fetch(
-            "SELECT name, checksum FROM sql_files"
-        )}
+        recorded = {
+            r["name"]: r["checksum"]
+            for r in await conn.fetch("SELECT name, checksum FROM sql_files")
+        }
         changed = [f for f in files() if recorded.get(f.name) != f.checksum]
         for sql_file in changed:
             await conn.execute(sql_file.text)

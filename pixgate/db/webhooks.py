@@ -29,8 +29,9 @@ async def lock_account(conn: Connection, account_id: int) -> bool:
 
 
 async def account_exists(conn: Connection, account_id: int) -> bool:
-    found: bool = await conn.fetchval("SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1)",
-                                      account_id)
+    found: bool = await conn.fetchval(
+        "SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1)", account_id
+    )
     return found
 
 
@@ -39,7 +40,9 @@ async def find_endpoint(
 ) -> asyncpg.Record | None:
     return await conn.fetchrow(
         "SELECT * FROM webhook_endpoints WHERE account_id = $1 AND event_type = $2 AND url = $3",
-        account_id, event_type, url,
+        account_id,
+        event_type,
+        url,
     )
 
 
@@ -47,21 +50,30 @@ async def count_active(conn: Connection, account_id: int, event_type: str) -> in
     count: int = await conn.fetchval(
         "SELECT count(*) FROM webhook_endpoints "
         "WHERE account_id = $1 AND event_type = $2 AND is_active",
-        account_id, event_type,
+        account_id,
+        event_type,
     )
     return count
 
 
 async def insert_endpoint(
-    conn: Connection, account_id: int, event_type: str, url: str,
-    headers: dict[str, str], version: str,
+    conn: Connection,
+    account_id: int,
+    event_type: str,
+    url: str,
+    headers: dict[str, str],
+    version: str,
 ) -> asyncpg.Record:
     row = await conn.fetchrow(
         """
         INSERT INTO webhook_endpoints (account_id, event_type, url, headers, version)
         VALUES ($1, $2, $3, $4, $5) RETURNING *
         """,
-        account_id, event_type, url, headers, version,
+        account_id,
+        event_type,
+        url,
+        headers,
+        version,
     )
     assert row is not None
     return row
@@ -73,7 +85,9 @@ async def update_endpoint(
     row = await conn.fetchrow(
         "UPDATE webhook_endpoints SET headers = $2, version = $3, updated_at = now() "
         "WHERE id = $1 RETURNING *",
-        endpoint_id, headers, version,
+        endpoint_id,
+        headers,
+        version,
     )
     assert row is not None
     return row
@@ -105,7 +119,8 @@ async def create_secret_if_missing(conn: Connection, account_id: int, secret: st
     await conn.execute(
         "INSERT INTO webhook_secrets (account_id, secret) VALUES ($1, $2) "
         "ON CONFLICT (account_id) WHERE expires_at IS NULL DO NOTHING",
-        account_id, secret,
+        account_id,
+        secret,
     )
 
 
@@ -126,11 +141,13 @@ async def rotate_secret(
     await conn.execute(
         "UPDATE webhook_secrets SET expires_at = now() + make_interval(secs => $2) "
         "WHERE account_id = $1 AND expires_at IS NULL",
-        account_id, overlap_seconds,
+        account_id,
+        overlap_seconds,
     )
     await conn.execute(
         "INSERT INTO webhook_secrets (account_id, secret, revealed_at) VALUES ($1, $2, now())",
-        account_id, secret,
+        account_id,
+        secret,
     )
 
 
@@ -161,7 +178,11 @@ async def record_event(
     commits, if there is a delivery."""
     row = await conn.fetchrow(
         "SELECT id, jobs FROM record_event($1, $2, $3, $4, $5, $6)",
-        account_id, event_type, transaction_id, extra, DELIVER_WEBHOOK.name,
+        account_id,
+        event_type,
+        transaction_id,
+        extra,
+        DELIVER_WEBHOOK.name,
         DELIVER_WEBHOOK.max_attempts,
     )
     assert row is not None
@@ -227,8 +248,16 @@ async def log_attempt(
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
         RETURNING id
         """,
-        delivery_id, url, trigger, status_code, duration_ms, response_excerpt, error, sent_at,
-        new_status, next_attempt_at,
+        delivery_id,
+        url,
+        trigger,
+        status_code,
+        duration_ms,
+        response_excerpt,
+        error,
+        sent_at,
+        new_status,
+        next_attempt_at,
     )
     return attempt_id
 
@@ -263,7 +292,9 @@ async def temporary_delivery(conn: Connection, event_id: int, url: str, version:
         FROM events e WHERE e.id = $1
         RETURNING id
         """,
-        event_id, url, version,
+        event_id,
+        url,
+        version,
     )
     return delivery_id
 
@@ -285,7 +316,10 @@ async def find_transaction(
                       WHEN end_to_end_id = $4 THEN 2 ELSE 3 END
         LIMIT 1
         """,
-        account_id, numeric_id, uuid, text,
+        account_id,
+        numeric_id,
+        uuid,
+        text,
     )
     return found
 
@@ -294,7 +328,8 @@ async def latest_event_of(conn: Connection, account_id: int, transaction_id: int
     found: int | None = await conn.fetchval(
         "SELECT id FROM events WHERE account_id = $1 AND transaction_id = $2 "
         "ORDER BY id DESC LIMIT 1",
-        account_id, transaction_id,
+        account_id,
+        transaction_id,
     )
     return found
 
@@ -356,6 +391,8 @@ async def list_events(
         ORDER BY e.created_at DESC, e.id DESC
         LIMIT $6 OFFSET $7
         """,
-        *args, limit, offset,
+        *args,
+        limit,
+        offset,
     )
     return rows, total

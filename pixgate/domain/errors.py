@@ -267,7 +267,6 @@ class IdempotencyKeyReused(PixgateError):
     business = False
 
 
-
 # --- cash-in, charges, QR cash-out and the sandbox (4.3, 4.4) ----------------------------
 
 
@@ -306,6 +305,7 @@ class ExternalIdConflict(DuplicateExternalId):
 
 
 ALL_ERRORS: tuple[type[PixgateError], ...] = tuple(
-    cls for cls in list(globals().values())
+    cls
+    for cls in list(globals().values())
     if isinstance(cls, type) and issubclass(cls, PixgateError)
 )

@@ -117,7 +117,13 @@ class TokenSigner:
         x = base64.urlsafe_b64encode(self._raw_public).rstrip(b"=").decode()
         return {
             "keys": [
-                {"kty": "OKP", "crv": "Ed25519", "x": x, "kid": self.kid, "alg": ALGORITHM,
-                 "use": "sig"}
+                {
+                    "kty": "OKP",
+                    "crv": "Ed25519",
+                    "x": x,
+                    "kid": self.kid,
+                    "alg": ALGORITHM,
+                    "use": "sig",
+                }
             ]
         }

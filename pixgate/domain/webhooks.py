@@ -28,8 +28,13 @@ from pixgate.domain.masking import mask_document
 from pixgate.domain.money import format_amount, to_number
 
 EVENT_TYPES = (
-    "cash_in", "cash_out", "refund_in", "refund_out",
-    "med_created", "med_accepted", "med_rejected",
+    "cash_in",
+    "cash_out",
+    "refund_in",
+    "refund_out",
+    "med_created",
+    "med_accepted",
+    "med_rejected",
 )
 VERSIONS = ("v1", "v2")
 V2_EVENT_TYPES = ("cash_in", "cash_out", "refund_in", "refund_out")
@@ -40,17 +45,30 @@ MAX_ACTIVE_PER_EVENT = 3
 MAX_URL_LENGTH = 2048
 MAX_HEADER_VALUE_LENGTH = 1024
 EXCERPT_CHARS = 2048
-BLOCKED_HEADER_NAMES = frozenset({
-    # 4.9's list: they would break or lie about the request itself.
-    "host", "content-length", "connection", "transfer-encoding", "content-type", "user-agent",
-    # ours: a custom header must never replace the signature a receiver verifies.
-    "webhook-id", "webhook-timestamp", "webhook-signature",
-})
+BLOCKED_HEADER_NAMES = frozenset(
+    {
+        # 4.9's list: they would break or lie about the request itself.
+        "host",
+        "content-length",
+        "connection",
+        "transfer-encoding",
+        "content-type",
+        "user-agent",
+        # ours: a custom header must never replace the signature a receiver verifies.
+        "webhook-id",
+        "webhook-timestamp",
+        "webhook-signature",
+    }
+)
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 V1_EVENT_NAMES = {
-    "cash_in": "CashIn", "cash_out": "CashOut", "refund_in": "RefundIn",
-    "refund_out": "RefundOut", "med_created": "MedCreated", "med_accepted": "MedAccepted",
+    "cash_in": "CashIn",
+    "cash_out": "CashOut",
+    "refund_in": "RefundIn",
+    "refund_out": "RefundOut",
+    "med_created": "MedCreated",
+    "med_accepted": "MedAccepted",
     "med_rejected": "MedRejected",
 }
 
@@ -84,8 +102,10 @@ def check_headers(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
         lowered = name.lower()
         if not _HEADER_NAME.match(name):
             # not echoed: a pasted "Authorization: Bearer ..." line lands here, credential and all
-            raise InvalidWebhookConfig("a header name is not a valid HTTP header name (no spaces, "
-                                       "colons or control characters)")
+            raise InvalidWebhookConfig(
+                "a header name is not a valid HTTP header name (no spaces, "
+                "colons or control characters)"
+            )
         if lowered in BLOCKED_HEADER_NAMES:
             raise InvalidWebhookConfig(f"header {name!r} cannot be set")
         if lowered in seen:
@@ -132,9 +152,9 @@ def parse_destination(url: str, *, allow_insecure: bool) -> Destination:
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 
-def _reachable_as(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> (
-    ipaddress.IPv4Address | ipaddress.IPv6Address
-):
+def _reachable_as(
+    address: ipaddress.IPv4Address | ipaddress.IPv6Address,
+) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
     """The IPv4 address an IPv6 one stands for (mapped ::ffff:a.b.c.d, 6to4 2002::/16, NAT64
     64:ff9b::/96; Python 3.11 calls the last two global whatever they carry), else itself."""
     if isinstance(address, ipaddress.IPv6Address):
@@ -161,8 +181,12 @@ def check_addresses(host: str, addresses: Iterable[str], *, allow_insecure: bool
         address = _reachable_as(ipaddress.ip_address(text.split("%", 1)[0]))
         if address.is_loopback and allow_insecure:
             continue
-        if (not address.is_global or address.is_multicast or address.is_reserved
-                or (isinstance(address, ipaddress.IPv6Address) and address.is_site_local)):
+        if (
+            not address.is_global
+            or address.is_multicast
+            or address.is_reserved
+            or (isinstance(address, ipaddress.IPv6Address) and address.is_site_local)
+        ):
             raise UnsafeWebhookDestination(
                 f"{host} resolves to {address}, a private, loopback, link-local, multicast "
                 "or reserved address"
@@ -379,50 +403,64 @@ def _render_v2(event: EventFacts) -> dict[str, Any]:
     counterpart = _counterpart(row)
     amount = int(row.get("amount") or 0)
     if event.type == "cash_out":
-        data = _with_error({
-            "id": row.get("id"),
-            "txId": _txid(row, extra),
-            "pixKey": row.get("pix_key"),
-            "status": None,
-            "payment": _payment(amount),
-            "endToEndId": row.get("end_to_end_id"),
-            "creditDebitType": "DEBIT",
-            "idempotencyKey": row.get("idempotency_key"),
-            "creditorAccount": {
-                "name": counterpart["name"],
-                "document": counterpart["document"],
-                "ispb": counterpart["bank"]["bankISPB"],
+        data = _with_error(
+            {
+                "id": row.get("id"),
+                "txId": _txid(row, extra),
+                "pixKey": row.get("pix_key"),
+                "status": None,
+                "payment": _payment(amount),
+                "endToEndId": row.get("end_to_end_id"),
+                "creditDebitType": "DEBIT",
+                "idempotencyKey": row.get("idempotency_key"),
+                "creditorAccount": {
+                    "name": counterpart["name"],
+                    "document": counterpart["document"],
+                    "ispb": counterpart["bank"]["bankISPB"],
+                },
+                "remittanceInformation": row.get("description"),
             },
-            "remittanceInformation": row.get("description"),
-        }, row, "LIQUIDATED")
+            row,
+            "LIQUIDATED",
+        )
         return {"type": "TRANSFER", "data": data}
     if event.type == "cash_in":
-        data = _with_error({
-            "id": row.get("id"),
-            "txId": _txid(row, extra),
-            "status": None,
-            "payment": _payment(amount),
-            "endToEndId": row.get("end_to_end_id"),
-            "debtorAccount": {"name": counterpart["name"], "document": counterpart["document"]},
-        }, row, "LIQUIDATED")
+        data = _with_error(
+            {
+                "id": row.get("id"),
+                "txId": _txid(row, extra),
+                "status": None,
+                "payment": _payment(amount),
+                "endToEndId": row.get("end_to_end_id"),
+                "debtorAccount": {"name": counterpart["name"], "document": counterpart["document"]},
+            },
+            row,
+            "LIQUIDATED",
+        )
         return {"type": "RECEIVE", "data": data}
     if event.type in ("refund_in", "refund_out"):
         original: dict[str, Any] = event.data.get("parent") or row
         refund_ok = row.get("status") == "CONFIRMED"
-        data = _with_error({
-            "id": original.get("id"),
-            "txId": _txid(original, extra),
-            "status": None,
-            "payment": _payment(int(original.get("amount") or 0)),
-            "refunds": [{
-                "status": "LIQUIDATED" if refund_ok else row.get("status"),
-                "payment": {"amount": to_number(amount), "currency": "BRL"},
-                "endToEndId": row.get("end_to_end_id"),
-                "eventDate": _iso(row.get("processed_at")) or _iso(event.created_at),
-                "information": row.get("description"),
-            }],
-            "endToEndId": original.get("end_to_end_id"),
-            "creditDebitType": "DEBIT" if event.type == "refund_in" else "CREDIT",
-        }, row, "REFUNDED")
+        data = _with_error(
+            {
+                "id": original.get("id"),
+                "txId": _txid(original, extra),
+                "status": None,
+                "payment": _payment(int(original.get("amount") or 0)),
+                "refunds": [
+                    {
+                        "status": "LIQUIDATED" if refund_ok else row.get("status"),
+                        "payment": {"amount": to_number(amount), "currency": "BRL"},
+                        "endToEndId": row.get("end_to_end_id"),
+                        "eventDate": _iso(row.get("processed_at")) or _iso(event.created_at),
+                        "information": row.get("description"),
+                    }
+                ],
+                "endToEndId": original.get("end_to_end_id"),
+                "creditDebitType": "DEBIT" if event.type == "refund_in" else "CREDIT",
+            },
+            row,
+            "REFUNDED",
+        )
         return {"type": "REFUND", "data": data}
     raise ValueError(f"version v2 has no payload for {event.type}")

@@ -68,8 +68,11 @@ async def run_once(
     async with rt.db.connection() as conn:
         claimed = (
             await job_rows.claim(
-                conn, worker=name, limit=limit, lease_seconds=rt.settings.job_lease_seconds,
-                kinds=kinds
+                conn,
+                worker=name,
+                limit=limit,
+                lease_seconds=rt.settings.job_lease_seconds,
+                kinds=kinds,
             )
         ).jobs
     completed = await asyncio.gather(*(_run_one(rt, name, row) for row in claimed))
@@ -109,7 +112,11 @@ async def _run_one(rt: Runtime, worker: str, row: asyncpg.Record) -> bool:
     except Retry as retry:
         async with rt.db.connection() as conn:
             await job_rows.reschedule(
-                conn, row["id"], worker, delay_seconds=retry.after, error=str(retry),
+                conn,
+                row["id"],
+                worker,
+                delay_seconds=retry.after,
+                error=str(retry),
                 final=attempts >= row["max_attempts"],
             )
         return False
@@ -118,8 +125,12 @@ async def _run_one(rt: Runtime, worker: str, row: asyncpg.Record) -> bool:
         bound.exception("job.failed", final=final)
         async with rt.db.connection() as conn:
             await job_rows.reschedule(
-                conn, row["id"], worker, delay_seconds=backoff(attempts),
-                error=f"{type(exc).__name__}: {exc}", final=final,
+                conn,
+                row["id"],
+                worker,
+                delay_seconds=backoff(attempts),
+                error=f"{type(exc).__name__}: {exc}",
+                final=final,
             )
         return False
     return True
@@ -176,17 +187,18 @@ class Worker:
             await self.rt.db.pool.release(listener)
             log.info("worker.stopped", worker=self.name)
 
-    async def _claim_into(
-        self, inflight: set[asyncio.Task[None]], free: int
-    ) -> job_rows.Claimed:
+    async def _claim_into(self, inflight: set[asyncio.Task[None]], free: int) -> job_rows.Claimed:
         """Start up to `free` jobs, marking the ones finished since the last claim done; each
         finished job wakes the loop to claim the next."""
         finished, self._finished = self._finished, []
         try:
             async with self.rt.db.connection() as conn:
                 claimed = await job_rows.claim(
-                    conn, worker=self.name, limit=free,
-                    lease_seconds=self.rt.settings.job_lease_seconds, kinds=None,
+                    conn,
+                    worker=self.name,
+                    limit=free,
+                    lease_seconds=self.rt.settings.job_lease_seconds,
+                    kinds=None,
                     finished=finished,
                 )
         except BaseException:

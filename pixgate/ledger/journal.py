@@ -41,7 +41,11 @@ async def post_hold(
     """A held outgoing payment leaves: amount to `counter_book`, fee to our revenue."""
     await conn.execute(
         "SELECT ledger_post($1, $2, $3, $4, $5)",
-        account_id, amount, fee, transaction_id, counter_book,
+        account_id,
+        amount,
+        fee,
+        transaction_id,
+        counter_book,
     )
 
 

@@ -41,9 +41,14 @@ class SandboxBank:
         if row is None:
             return None
         return KeyHolder(
-            key=row["key"], key_type=row["key_type"], name=row["name"],
-            document=row["document"], ispb=row["ispb"], bank_name=row["bank_name"],
-            bank_code=row["bank_code"], branch=row["branch"],
+            key=row["key"],
+            key_type=row["key_type"],
+            name=row["name"],
+            document=row["document"],
+            ispb=row["ispb"],
+            bank_name=row["bank_name"],
+            bank_code=row["bank_code"],
+            branch=row["branch"],
             account_number=row["account_number"],
             status=cast(Literal["ACTIVE", "BLOCKED", "CLOSED"], row["status"]),
         )
@@ -58,7 +63,10 @@ class SandboxBank:
         error = _settlement_error(order, holder)
         if error is not None:
             return PaymentResult(
-                status="ERROR", end_to_end_id=e2e, counterpart=holder, error_code=error,
+                status="ERROR",
+                end_to_end_id=e2e,
+                counterpart=holder,
+                error_code=error,
                 error_message=scenarios.SETTLEMENT_ERRORS[error],
             )
         return PaymentResult(status="CONFIRMED", end_to_end_id=e2e, counterpart=holder)
@@ -69,8 +77,7 @@ class SandboxBank:
         minimum = self.settings.provider_min_expiration
         if charge.expires_in < minimum:
             raise ProviderExpirationBelowMinimum(
-                [f"transaction.expirationTime must be at least {minimum} seconds "
-                 "for this provider"]
+                [f"transaction.expirationTime must be at least {minimum} seconds for this provider"]
             )
 
 

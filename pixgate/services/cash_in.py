@@ -105,8 +105,10 @@ def splits_total(amount: int, splits: list[SplitOrder]) -> Decimal:
     """What the splits take of `amount` cents, in exact (unrounded) cents: 60% and 40.01%
     of 10.00 is 1000.1 cents, more than the amount, although each share rounds to fit."""
     return sum(
-        (Decimal(to_cents(s.value)) if s.type == "FIXED" else amount * s.value / 100
-         for s in splits),
+        (
+            Decimal(to_cents(s.value)) if s.type == "FIXED" else amount * s.value / 100
+            for s in splits
+        ),
         Decimal(0),
     )
 
@@ -125,8 +127,12 @@ def validate(order: CashInOrder) -> tuple[int, list[SplitRow]]:
         raise ValidationFailed(problems)
     rows = [
         SplitRow(
-            pix_key=s.pix_key, pix_key_type=s.pix_key_type.value, name=s.name,
-            document=only_document_chars(s.document), split_type=s.type, value=s.value,
+            pix_key=s.pix_key,
+            pix_key_type=s.pix_key_type.value,
+            name=s.name,
+            document=only_document_chars(s.document),
+            split_type=s.type,
+            value=s.value,
             immediate=s.immediate,
         )
         for s in order.splits
@@ -155,7 +161,9 @@ async def create(
         pix_code = brcode.encode(
             brcode.dynamic(
                 location_url(rt.settings, token).split("://", 1)[-1],
-                account["name"], rt.settings.merchant_city, amount,
+                account["name"],
+                rt.settings.merchant_city,
+                amount,
             )
         )
         row = await charge_rows.insert(
@@ -165,8 +173,11 @@ async def create(
             external_id=order.external_id,
             amount=amount,
             description=order.description,
-            details={"correlationId": str(correlation_id), "payer": payer,
-                     "additionalInfo": order.additional_info},
+            details={
+                "correlationId": str(correlation_id),
+                "payer": payer,
+                "additionalInfo": order.additional_info,
+            },
             txid=new_txid(32),
             location_token=token,
             pix_code=pix_code,
@@ -200,6 +211,8 @@ def _splits_fit_net(
     fee = fees.of(rt.settings, account_fees, FEE_KEY, amount)
     if fee and splits_total(amount, splits) > amount - fee:
         raise ValidationFailed(
-            [f"splits: the splits add up to more than transaction.value net of the cash-in "
-             f"fee ({format_amount(amount - fee)})"]
+            [
+                f"splits: the splits add up to more than transaction.value net of the cash-in "
+                f"fee ({format_amount(amount - fee)})"
+            ]
         )

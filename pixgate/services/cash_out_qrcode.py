@@ -83,9 +83,15 @@ async def create(
         raise ValidationFailed(["document must be a CPF (11 digits) or a CNPJ (14 characters)"])
     raise_synchronous_scenario(scenario)
     details: dict[str, Any] = {
-        "name": order.name, "document": document, "scenario": scenario,
-        "qrCode": {"txid": code.txid, "merchantName": code.merchant_name,
-                   "merchantCity": code.merchant_city, "locationUrl": code.location_url},
+        "name": order.name,
+        "document": document,
+        "scenario": scenario,
+        "qrCode": {
+            "txid": code.txid,
+            "merchantName": code.merchant_name,
+            "merchantCity": code.merchant_city,
+            "locationUrl": code.location_url,
+        },
     }
     token = charges.location_token_of(rt.settings, code)
     if token is not None:
@@ -94,7 +100,11 @@ async def create(
 
 
 async def _pay_our_charge(
-    rt: Runtime, account_id: int, order: QrCashOutOrder, amount: int, token: str,
+    rt: Runtime,
+    account_id: int,
+    order: QrCashOutOrder,
+    amount: int,
+    token: str,
     details: dict[str, Any],
 ) -> CashOut:
     now = rt.clock.now()
@@ -114,32 +124,53 @@ async def _pay_our_charge(
         end_to_end_id = new_end_to_end_id(rt.settings.ispb, now)
         try:
             await charges.pay(
-                conn, rt.settings, charge, payer=charges.account_counterpart(rt.settings, payer),
-                end_to_end_id=end_to_end_id, paid_at=now, now=now,
+                conn,
+                rt.settings,
+                charge,
+                payer=charges.account_counterpart(rt.settings, payer),
+                end_to_end_id=end_to_end_id,
+                paid_at=now,
+                now=now,
             )
         except ChargeNotPayable as exc:
             raise InvalidQrCode(f"qrCode: {exc.message}") from exc
         row = await charge_rows.insert_settled_withdraw(
-            conn, account_id=account_id, kind=KIND, external_id=order.external_id,
-            amount=amount, fee=fee, end_to_end_id=end_to_end_id,
-            pix_key=details["qrCode"]["locationUrl"], pix_key_type=LOCATION_KEY_TYPE,
+            conn,
+            account_id=account_id,
+            kind=KIND,
+            external_id=order.external_id,
+            amount=amount,
+            fee=fee,
+            end_to_end_id=end_to_end_id,
+            pix_key=details["qrCode"]["locationUrl"],
+            pix_key_type=LOCATION_KEY_TYPE,
             counterpart=charges.account_counterpart(rt.settings, receiver),
-            description=order.description, details=details, at=now,
+            description=order.description,
+            details=details,
+            at=now,
         )
         if row is None:
             await refuse_duplicate(conn, account_id, order.external_id, ExternalIdConflict)
             raise AssertionError("unreachable: a conflicting externalId must be visible")
         await journal.hold(conn, account_id, amount + fee, transaction_id=row["id"])
         await journal.post_hold(conn, account_id, amount, fee, transaction_id=row["id"])
-        await events.record(conn, account_id=account_id, type="cash_out",
-                            transaction_id=row["id"])
-    return CashOut(transaction_id=row["transaction_id"], external_id=order.external_id,
-                   status="CONFIRMED", created_at=row["created_at"])
+        await events.record(conn, account_id=account_id, type="cash_out", transaction_id=row["id"])
+    return CashOut(
+        transaction_id=row["transaction_id"],
+        external_id=order.external_id,
+        status="CONFIRMED",
+        created_at=row["created_at"],
+    )
 
 
 async def _pay_out(
-    rt: Runtime, account_id: int, order: QrCashOutOrder, amount: int, code: brcode.BrCode,
-    details: dict[str, Any], scenario: str | None,
+    rt: Runtime,
+    account_id: int,
+    order: QrCashOutOrder,
+    amount: int,
+    code: brcode.BrCode,
+    details: dict[str, Any],
+    scenario: str | None,
 ) -> CashOut:
     if code.pix_key is not None:
         key_type: str = detect_key_type(code.pix_key) or "UNKNOWN"
@@ -148,8 +179,14 @@ async def _pay_out(
         assert code.location_url is not None
         key, key_type = code.location_url, LOCATION_KEY_TYPE
     payout = PendingPayout(
-        kind=KIND, external_id=order.external_id, amount=amount, pix_key=key,
-        pix_key_type=key_type, description=order.description, details=details,
+        kind=KIND,
+        external_id=order.external_id,
+        amount=amount,
+        pix_key=key,
+        pix_key_type=key_type,
+        description=order.description,
+        details=details,
     )
-    return await hold_pending(rt, account_id, payout, scenario=scenario,
-                              duplicate=ExternalIdConflict)
+    return await hold_pending(
+        rt, account_id, payout, scenario=scenario, duplicate=ExternalIdConflict
+    )

@@ -72,7 +72,7 @@ def location_token_of(settings: Settings, code: brcode.BrCode) -> str | None:
         return None
     prefix = _without_scheme(location_url(settings, ""))
     url = _without_scheme(code.location_url)
-    token = url[len(prefix):] if url.startswith(prefix) else ""
+    token = url[len(prefix) :] if url.startswith(prefix) else ""
     return token if token and "/" not in token else None
 
 
@@ -114,8 +114,13 @@ async def pay(
     amount: int = charge["amount"]
     fee = _fee(settings, locked[charge["account_id"]]["fees"], amount)
     payment = await charge_rows.confirm_payment(
-        conn, charge["transaction_id"], amount=amount, fee=fee, end_to_end_id=end_to_end_id,
-        counterpart=payer, processed_at=paid_at,
+        conn,
+        charge["transaction_id"],
+        amount=amount,
+        fee=fee,
+        end_to_end_id=end_to_end_id,
+        counterpart=payer,
+        processed_at=paid_at,
     )
     await _credit(conn, payment, extra={"txId": charge["txid"]})
     await splits.on_payment(conn, settings, charge=charge, payment=payment, now=now)
@@ -138,8 +143,14 @@ async def receive(
         raise NotFound("account not found")
     fee = _fee(settings, account["fees"], amount)
     payment = await charge_rows.insert_received(
-        conn, account_id=account_id, kind="incoming", amount=amount, fee=fee,
-        end_to_end_id=end_to_end_id, counterpart=payer, at=at,
+        conn,
+        account_id=account_id,
+        kind="incoming",
+        amount=amount,
+        fee=fee,
+        end_to_end_id=end_to_end_id,
+        counterpart=payer,
+        at=at,
     )
     await _credit(conn, payment, extra=None)
     return _received(payment)
@@ -154,19 +165,27 @@ async def _credit(
     conn: Connection, payment: asyncpg.Record, *, extra: dict[str, Any] | None
 ) -> None:
     await journal.credit(
-        conn, payment["account_id"], payment["amount"], payment["fee"],
+        conn,
+        payment["account_id"],
+        payment["amount"],
+        payment["fee"],
         transaction_id=payment["id"],
     )
     await events.record(
-        conn, account_id=payment["account_id"], type="cash_in", transaction_id=payment["id"],
+        conn,
+        account_id=payment["account_id"],
+        type="cash_in",
+        transaction_id=payment["id"],
         extra=extra,
     )
 
 
 def _received(payment: asyncpg.Record) -> Received:
     return Received(
-        id=payment["id"], transaction_id=payment["transaction_id"],
-        account_id=payment["account_id"], end_to_end_id=payment["end_to_end_id"],
+        id=payment["id"],
+        transaction_id=payment["transaction_id"],
+        account_id=payment["account_id"],
+        end_to_end_id=payment["end_to_end_id"],
     )
 
 
@@ -226,14 +245,22 @@ async def sandbox_pay(
         if charge is None:
             raise ChargeNotFound("pixCode does not point to a charge of this gateway")
         return await pay(
-            conn, rt.settings, charge, payer=counterpart,
+            conn,
+            rt.settings,
+            charge,
+            payer=counterpart,
             end_to_end_id=new_end_to_end_id(counterpart["bank"]["bankISPB"], at),
-            paid_at=at, now=rt.clock.now(),
+            paid_at=at,
+            now=rt.clock.now(),
         )
 
 
 async def sandbox_incoming(
-    rt: Runtime, account_id: int, value: Decimal, payer: Payer, *,
+    rt: Runtime,
+    account_id: int,
+    value: Decimal,
+    payer: Payer,
+    *,
     paid_at: datetime | None = None,
 ) -> Received:
     """A PIX from outside, without a charge, received by the caller's account."""
@@ -247,6 +274,11 @@ async def sandbox_incoming(
     at = _paid_at(rt, paid_at)
     async with rt.db.begin() as conn:
         return await receive(
-            conn, rt.settings, account_id, amount, payer=counterpart,
-            end_to_end_id=new_end_to_end_id(counterpart["bank"]["bankISPB"], at), at=at,
+            conn,
+            rt.settings,
+            account_id,
+            amount,
+            payer=counterpart,
+            end_to_end_id=new_end_to_end_id(counterpart["bank"]["bankISPB"], at),
+            at=at,
         )

@@ -51,8 +51,9 @@ class Cob:
     payment: asyncpg.Record | None
 
 
-async def create(rt: Runtime, account_id: int, txid: str, data: CobInput,
-                 *, scenario: str | None = None) -> Cob:
+async def create(
+    rt: Runtime, account_id: int, txid: str, data: CobInput, *, scenario: str | None = None
+) -> Cob:
     if data.expiracao is None or data.original is None:
         raise ValidationFailed(["calendario.expiracao and valor.original are required"])
     amount = to_cents(Decimal(data.original))
@@ -102,20 +103,24 @@ async def get(rt: Runtime, account_id: int, txid: str) -> Cob:
     return Cob(charge=charge, status=status_at(charge, rt.clock.now()), payment=payment)
 
 
-async def revise(rt: Runtime, account_id: int, txid: str, data: CobInput,
-                 *, cancel: bool) -> Cob:
+async def revise(rt: Runtime, account_id: int, txid: str, data: CobInput, *, cancel: bool) -> Cob:
     now = rt.clock.now()
     async with rt.db.begin() as conn:
         charge = await charge_lifecycle.lock_by_txid(conn, account_id, KIND, txid)
         if charge is None:
             raise NotFound(f"cob {txid} not found")
         if status_at(charge, now) != "ATIVA":
-            raise ValidationFailed([f"cob {txid} is {status_at(charge, now)}; only an ATIVA "
-                                    "cob can be changed"])
+            raise ValidationFailed(
+                [f"cob {txid} is {status_at(charge, now)}; only an ATIVA cob can be changed"]
+            )
         if cancel:
             closed = await charge_lifecycle.close(
-                conn, charge["id"], status=CANCELLED, error_code="REMOVED_BY_RECEIVER",
-                now=now, only_if_expired=False,
+                conn,
+                charge["id"],
+                status=CANCELLED,
+                error_code="REMOVED_BY_RECEIVER",
+                now=now,
+                only_if_expired=False,
             )
             assert closed is not None
             return Cob(charge=closed, status=CANCELLED, payment=None)
@@ -126,9 +131,13 @@ async def revise(rt: Runtime, account_id: int, txid: str, data: CobInput,
         if data.expiracao is not None:
             expires_at = charge["created_at"] + timedelta(seconds=data.expiracao)
         revised = await charge_lifecycle.revise(
-            conn, charge["id"], amount=amount,
+            conn,
+            charge["id"],
+            amount=amount,
             pix_code=_pix_code(rt, account["name"], charge["location_token"], amount),
-            expires_at=expires_at, body=_body(data, charge["body"]), now=now,
+            expires_at=expires_at,
+            body=_body(data, charge["body"]),
+            now=now,
         )
         if expires_at != charge["expires_at"]:
             await jobs.enqueue(conn, jobs.EXPIRE_CHARGE, run_at=expires_at, charge_id=charge["id"])

@@ -24,8 +24,12 @@ async def expire(rt: Runtime, charge_id: int) -> None:
         if charge is None:
             return
         await charge_lifecycle.close(
-            conn, charge_id, status=_EXPIRED[charge["kind"]], error_code="PAYMENT_EXPIRED",
-            now=rt.clock.now(), only_if_expired=True,
+            conn,
+            charge_id,
+            status=_EXPIRED[charge["kind"]],
+            error_code="PAYMENT_EXPIRED",
+            now=rt.clock.now(),
+            only_if_expired=True,
         )
 
 

@@ -86,7 +86,10 @@ async def count(
 ) -> None:
     """Count a payment the limits do not gate (a DICT transfer, a charge's split payouts)."""
     await limit_usage.count(
-        conn, account_id, now, amount,
+        conn,
+        account_id,
+        now,
+        amount,
         day_start=limits.day_start(now, settings.timezone),
         night_start=limits.night_start(now, settings.timezone),
     )

@@ -17,12 +17,23 @@ from pixgate.settings import Settings
 
 
 async def hold_and_queue(
-    conn: Connection, settings: Settings, account_id: int, transaction_id: int, *,
-    amount: int, fee: int, now: datetime,
+    conn: Connection,
+    settings: Settings,
+    account_id: int,
+    transaction_id: int,
+    *,
+    amount: int,
+    fee: int,
+    now: datetime,
 ) -> bool:
     """False, and nothing written, when the account's available balance is short."""
     return await payments.hold_and_queue(
-        conn, account_id, transaction_id, amount=amount, fee=fee, created_at=now,
+        conn,
+        account_id,
+        transaction_id,
+        amount=amount,
+        fee=fee,
+        created_at=now,
         day_start=limits.day_start(now, settings.timezone),
         night_start=limits.night_start(now, settings.timezone),
         run_at=now + timedelta(milliseconds=settings.settlement_delay_ms),

@@ -50,8 +50,11 @@ async def _ask_the_bank(rt: Runtime, row: asyncpg.Record) -> PaymentResult:
         if failure is not None:
             code, message = failure
             return PaymentResult(
-                status="ERROR", end_to_end_id=row["end_to_end_id"], counterpart=None,
-                error_code=code, error_message=message,
+                status="ERROR",
+                end_to_end_id=row["end_to_end_id"],
+                counterpart=None,
+                error_code=code,
+                error_message=message,
             )
         return await rt.provider.pay(dict_transfer.payment_order(row, now))
     details: dict[str, Any] = row["details"]

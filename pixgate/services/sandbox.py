@@ -34,6 +34,7 @@ _FORMATS: dict[str, Callable[[str], bool]] = {
     "RANDOM": is_evp,
 }
 
+
 async def register_key(
     rt: Runtime,
     account_id: int,
@@ -56,9 +57,16 @@ async def register_key(
     if not is_valid_document(holder_document):
         raise ValidationFailed(["document must be a valid CPF or CNPJ"])
     holder = KeyHolder(
-        key=normalize_key(key, key_type), key_type=key_type, name=name,
-        document=holder_document, ispb=ispb, bank_name=bank_name, bank_code=bank_code,
-        branch=branch, account_number=account_number, status=status,
+        key=normalize_key(key, key_type),
+        key_type=key_type,
+        name=name,
+        document=holder_document,
+        ispb=ispb,
+        bank_name=bank_name,
+        bank_code=bank_code,
+        branch=branch,
+        account_number=account_number,
+        status=status,
     )
     async with rt.db.begin() as conn:
         if not await sandbox_dict.upsert(conn, holder, account_id=account_id):

@@ -80,10 +80,20 @@ async def on_payment(
     await charge_rows.schedule_splits(conn, [r["id"] for r in rows], shares, due)
     for row, share, due_at in zip(rows, shares, due, strict=True):
         if due_at == now:
-            await _pay_out(conn, settings, row, share, account_id=account_id,
-                           parent_id=payment["id"], txid=charge["txid"], now=now)
-    if later is not None and later in due and await charge_rows.claim_split_run(
-        conn, account_id, later
+            await _pay_out(
+                conn,
+                settings,
+                row,
+                share,
+                account_id=account_id,
+                parent_id=payment["id"],
+                txid=charge["txid"],
+                now=now,
+            )
+    if (
+        later is not None
+        and later in due
+        and await charge_rows.claim_split_run(conn, account_id, later)
     ):
         await jobs.enqueue(
             conn, jobs.RUN_DUE_SPLITS, run_at=later, account_id=account_id, due_by=later.isoformat()
@@ -99,8 +109,16 @@ async def run_due(rt: Runtime, account_id: int, due_by: datetime) -> int:
     async with rt.db.begin() as conn:
         rows = await charge_rows.due_splits(conn, account_id, due_by)
         for row in rows:
-            await _pay_out(conn, rt.settings, row, row["amount"], account_id=account_id,
-                           parent_id=row["parent_id"], txid=row["txid"], now=now)
+            await _pay_out(
+                conn,
+                rt.settings,
+                row,
+                row["amount"],
+                account_id=account_id,
+                parent_id=row["parent_id"],
+                txid=row["txid"],
+                now=now,
+            )
     return len(rows)
 
 
@@ -118,8 +136,12 @@ async def _pay_out(
     """A PENDING payout with its hold and settlement job, or, when the account cannot
     cover it any more (its fee grew, or the money left since), an ERROR payout that moved
     nothing: a payment received is never refused because of its splits."""
-    details: dict[str, Any] = {"name": split["name"], "document": split["document"],
-                               "splitType": split["split_type"], "chargeTxid": txid}
+    details: dict[str, Any] = {
+        "name": split["name"],
+        "document": split["document"],
+        "splitType": split["split_type"],
+        "chargeTxid": txid,
+    }
     payout = await payments.insert_pending(
         conn,
         account_id=account_id,
@@ -141,8 +163,11 @@ async def _pay_out(
     )
     if not held:
         await charge_rows.fail_unsent(
-            conn, payout["id"], error_code=InsufficientBalance.code,
-            error_message="available balance is less than amount + fee", at=now,
+            conn,
+            payout["id"],
+            error_code=InsufficientBalance.code,
+            error_message="available balance is less than amount + fee",
+            at=now,
         )
         await events.record(
             conn, account_id=account_id, type="cash_out", transaction_id=payout["id"]

@@ -105,7 +105,11 @@ async def by_pix_key(rt: Runtime, account_id: int, pix_key: str, query: ListQuer
 
 
 def _page(
-    found: list[asyncpg.Record], query: ListQuery, total: int, *, room: int,
+    found: list[asyncpg.Record],
+    query: ListQuery,
+    total: int,
+    *,
+    room: int,
     more: bool | None = None,
 ) -> Page:
     items = [listed_item(r) for r in found[:room]]
@@ -154,8 +158,9 @@ def _window(rt: Runtime, query: ListQuery, *, default_days: int) -> tuple[dateti
         if end < start:
             raise ValidationFailed(["endDate must not be before startDate"])
         if (end - start).days > MAX_RANGE_DAYS:
-            raise ValidationFailed([f"the interval between startDate and endDate is above "
-                                    f"{MAX_RANGE_DAYS} days"])
+            raise ValidationFailed(
+                [f"the interval between startDate and endDate is above {MAX_RANGE_DAYS} days"]
+            )
         # In UTC here, as PostgreSQL gets them: the day after 9999-12-31, or 31 days before
         # 0001-01-01, would otherwise overflow later, inside the statement (a 500).
         return (
@@ -163,8 +168,9 @@ def _window(rt: Runtime, query: ListQuery, *, default_days: int) -> tuple[dateti
             datetime.combine(end + timedelta(days=1), time.min, zone).astimezone(UTC),
         )
     except OverflowError as exc:
-        raise ValidationFailed(["startDate and endDate must leave a day's margin within the "
-                                "years 1 to 9999"]) from exc
+        raise ValidationFailed(
+            ["startDate and endDate must leave a day's margin within the years 1 to 9999"]
+        ) from exc
 
 
 def _parse_date(value: str | None, field: str) -> date | None:

@@ -110,7 +110,10 @@ class _GuardedBackend(httpcore.AsyncNetworkBackend):
         for address in addresses:
             try:
                 return await self._inner.connect_tcp(
-                    address, port, timeout=timeout, local_address=local_address,
+                    address,
+                    port,
+                    timeout=timeout,
+                    local_address=local_address,
                     socket_options=socket_options,
                 )
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
@@ -118,7 +121,9 @@ class _GuardedBackend(httpcore.AsyncNetworkBackend):
         raise failure
 
     async def connect_unix_socket(
-        self, path: str, timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         raise httpcore.ConnectError("unix sockets are not webhook destinations")
@@ -212,8 +217,11 @@ class Attempt:
     def ok(self) -> bool:
         """A 2xx answered in full (up to the read cap) within the deadline; a 2xx whose
         answer then timed out or broke off is retried, like any network error."""
-        return (self.error is None and self.status_code is not None
-                and rules.is_success(self.status_code))
+        return (
+            self.error is None
+            and self.status_code is not None
+            and rules.is_success(self.status_code)
+        )
 
 
 async def _read_excerpt(response: httpx.Response) -> str:
@@ -252,7 +260,11 @@ async def post(
 
 
 async def _post_now(
-    rt: Runtime, url: str, body: bytes, message_id: str, headers: dict[str, str],
+    rt: Runtime,
+    url: str,
+    body: bytes,
+    message_id: str,
+    headers: dict[str, str],
     secrets: Sequence[str],
 ) -> Attempt:
     """`webhook-timestamp` is the real wall clock (receivers compare it with theirs), not the
@@ -279,9 +291,16 @@ async def _post_now(
     retry_after: float | None = None
     limit = rt.settings.webhook_timeout_s
     try:
-        async with asyncio.timeout(limit), http_client().stream(
-            "POST", url, content=body, headers=request_headers, timeout=limit,
-        ) as response:
+        async with (
+            asyncio.timeout(limit),
+            http_client().stream(
+                "POST",
+                url,
+                content=body,
+                headers=request_headers,
+                timeout=limit,
+            ) as response,
+        ):
             status_code = response.status_code
             text = await _read_excerpt(response)
             retry_after = rules.parse_retry_after(response.headers.get("retry-after"), sent_at)
@@ -315,8 +334,16 @@ class Endpoint:
 
     @classmethod
     def from_row(cls, row: asyncpg.Record) -> Endpoint:
-        return cls(row["id"], row["account_id"], row["event_type"], row["url"], row["headers"],
-                   row["version"], row["is_active"], row["created_at"])
+        return cls(
+            row["id"],
+            row["account_id"],
+            row["event_type"],
+            row["url"],
+            row["headers"],
+            row["version"],
+            row["is_active"],
+            row["created_at"],
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,14 +430,21 @@ async def rotate_secret(rt: Runtime, account_id: int) -> str:
 
 
 def _body(row: asyncpg.Record) -> bytes:
-    event = rules.EventFacts(row["event_id"], row["event_type"], row["event_created_at"],
-                             row["data"])
+    event = rules.EventFacts(
+        row["event_id"], row["event_type"], row["event_created_at"], row["data"]
+    )
     return orjson.dumps(rules.render(event, row["version"]))
 
 
 async def _post_delivery(rt: Runtime, row: asyncpg.Record, secrets: Sequence[str]) -> Attempt:
-    return await post(rt, url=row["url"], body=_body(row), message_id=row["message_id"],
-                      headers=row["headers"], secrets=secrets)
+    return await post(
+        rt,
+        url=row["url"],
+        body=_body(row),
+        message_id=row["message_id"],
+        headers=row["headers"],
+        secrets=secrets,
+    )
 
 
 async def deliver(rt: Runtime, delivery_id: int) -> float | None:
@@ -435,8 +469,12 @@ async def deliver(rt: Runtime, delivery_id: int) -> float | None:
         status = "failed"
     else:
         status = "pending"
-        delay = rules.next_delay(row["attempts"] + 1, random.random(),
-                                 status_code=attempt.status_code, retry_after=attempt.retry_after)
+        delay = rules.next_delay(
+            row["attempts"] + 1,
+            random.random(),
+            status_code=attempt.status_code,
+            retry_after=attempt.retry_after,
+        )
         next_at = now + timedelta(seconds=delay)
     async with rt.db.connection() as conn:
         await _log(conn, row["id"], row["url"], attempt, "delivery", status, next_at)
@@ -444,20 +482,38 @@ async def deliver(rt: Runtime, delivery_id: int) -> float | None:
     # is for the ones that did not arrive, like the access log's (docs/performance.md,
     # "A quiet access log")
     emit = log.debug if attempt.ok else log.info
-    emit("webhook.attempted", delivery_id=delivery_id, status=status,
-         status_code=attempt.status_code, error=attempt.error, retry_in=delay)
+    emit(
+        "webhook.attempted",
+        delivery_id=delivery_id,
+        status=status,
+        status_code=attempt.status_code,
+        error=attempt.error,
+        retry_in=delay,
+    )
     return delay
 
 
 async def _log(
-    conn: Connection, delivery_id: int, url: str, attempt: Attempt, trigger: str,
-    status: str | None, next_at: datetime | None = None,
+    conn: Connection,
+    delivery_id: int,
+    url: str,
+    attempt: Attempt,
+    trigger: str,
+    status: str | None,
+    next_at: datetime | None = None,
 ) -> int:
     return await rows.log_attempt(
-        conn, delivery_id=delivery_id, url=url, trigger=trigger,
-        status_code=attempt.status_code, duration_ms=attempt.duration_ms,
-        response_excerpt=attempt.excerpt, error=attempt.error, sent_at=attempt.sent_at,
-        new_status=status, next_attempt_at=next_at,
+        conn,
+        delivery_id=delivery_id,
+        url=url,
+        trigger=trigger,
+        status_code=attempt.status_code,
+        duration_ms=attempt.duration_ms,
+        response_excerpt=attempt.excerpt,
+        error=attempt.error,
+        sent_at=attempt.sent_at,
+        new_status=status,
+        next_attempt_at=next_at,
     )
 
 
@@ -584,13 +640,23 @@ async def list_events(
 ) -> EventPage:
     async with rt.db.connection() as conn:
         found, total = await rows.list_events(
-            conn, account_id, event_type=event_type, delivery_state=delivery_state,
-            start=start, end=end, limit=size, offset=(page - 1) * size,
+            conn,
+            account_id,
+            event_type=event_type,
+            delivery_state=delivery_state,
+            start=start,
+            end=end,
+            limit=size,
+            offset=(page - 1) * size,
         )
     items = [
-        EventSummary(r["id"], r["type"],
-                     str(r["transaction_id"]) if r["transaction_id"] else None,
-                     r["created_at"], r["delivery_state"])
+        EventSummary(
+            r["id"],
+            r["type"],
+            str(r["transaction_id"]) if r["transaction_id"] else None,
+            r["created_at"],
+            r["delivery_state"],
+        )
         for r in found
     ]
     return EventPage(items, total)

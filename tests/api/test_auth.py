@@ -30,30 +30,43 @@ def _self_signed(not_before: datetime, not_after: datetime) -> str:
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test")])
     cert = (
-        x509.CertificateBuilder().subject_name(name).issuer_name(name)
-        .public_key(key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(not_before).not_valid_after(not_after)
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before)
+        .not_valid_after(not_after)
         .sign(key, hashes.SHA256())
     )
     return cert.public_bytes(Encoding.PEM).decode()
 
 
 async def _token(
-    client: httpx.AsyncClient, account: accounts.NewAccount, *, pem: str | None = None,
-    secret: str | None = None, client_id: str | None = None, path: str = TOKEN,
+    client: httpx.AsyncClient,
+    account: accounts.NewAccount,
+    *,
+    pem: str | None = None,
+    secret: str | None = None,
+    client_id: str | None = None,
+    path: str = TOKEN,
 ) -> httpx.Response:
     return await client.post(
         path,
-        json={"clientId": client_id or account.client_id,
-              "clientSecret": secret or account.client_secret},
+        json={
+            "clientId": client_id or account.client_id,
+            "clientSecret": secret or account.client_secret,
+        },
         headers={"X-SSL-Client-Cert": cert_header(pem or account.certificate_pem)},
     )
 
 
 def _bound(account: accounts.NewAccount, token: str) -> dict[str, str]:
     """A request with `token` and the certificate the account's tokens are bound to."""
-    return {"Authorization": f"Bearer {token}",
-            "X-SSL-Client-Cert": cert_header(account.certificate_pem)}
+    return {
+        "Authorization": f"Bearer {token}",
+        "X-SSL-Client-Cert": cert_header(account.certificate_pem),
+    }
 
 
 def _assert_envelope(response: httpx.Response, status: int, code: str) -> dict[str, object]:
@@ -119,8 +132,11 @@ class TestIssue:
         account = await make_account(rt)
         response = await client.post(
             "/oauth/token",
-            data={"grant_type": "client_credentials", "client_id": account.client_id,
-                  "client_secret": account.client_secret},
+            data={
+                "grant_type": "client_credentials",
+                "client_id": account.client_id,
+                "client_secret": account.client_secret,
+            },
             headers={"X-SSL-Client-Cert": cert_header(account.certificate_pem)},
         )
         assert response.status_code == 201, response.text
@@ -162,9 +178,7 @@ class TestCertificateChecks:
         "header",
         ["not a certificate", "-----BEGIN%20CERTIFICATE-----%0AAAAA%0A-----END%20CERTIFICATE-----"],
     )
-    async def test_malformed_pem(
-        self, rt: Runtime, client: httpx.AsyncClient, header: str
-    ) -> None:
+    async def test_malformed_pem(self, rt: Runtime, client: httpx.AsyncClient, header: str) -> None:
         account = await make_account(rt)
         response = await client.post(
             TOKEN,
@@ -267,8 +281,9 @@ class TestCredentials:
     async def test_second_credential_works(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)
         extra = await accounts.create_credential(rt, account.account_id)
-        response = await _token(client, account, client_id=extra.client_id,
-                                secret=extra.client_secret)
+        response = await _token(
+            client, account, client_id=extra.client_id, secret=extra.client_secret
+        )
         assert response.status_code == 201
 
 
@@ -301,9 +316,12 @@ class TestBodyValidation:
     async def test_malformed_json(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)
         response = await client.post(
-            TOKEN, content=b"{not json",
-            headers={"X-SSL-Client-Cert": cert_header(account.certificate_pem),
-                     "Content-Type": "application/json"},
+            TOKEN,
+            content=b"{not json",
+            headers={
+                "X-SSL-Client-Cert": cert_header(account.certificate_pem),
+                "Content-Type": "application/json",
+            },
         )
         _assert_envelope(response, 400, "PUB_REQUEST_BODY_INVALID")
 
@@ -312,16 +330,18 @@ class TestBodyValidation:
     ) -> None:
         account = await make_account(rt)
         response = await client.post(
-            TOKEN, content=b"{" + b" " * (rt.settings.max_body_bytes + 10) + b"}",
-            headers={"X-SSL-Client-Cert": cert_header(account.certificate_pem),
-                     "Content-Type": "application/json"},
+            TOKEN,
+            content=b"{" + b" " * (rt.settings.max_body_bytes + 10) + b"}",
+            headers={
+                "X-SSL-Client-Cert": cert_header(account.certificate_pem),
+                "Content-Type": "application/json",
+            },
         )
         _assert_envelope(response, 413, "PAYLOAD_TOO_LARGE")
 
 
 class TestBearer:
     """Every endpoint but the token ones needs a valid bearer token; 401 has the simple body."""
-
 
     async def _call(self, client: httpx.AsyncClient, headers: dict[str, str]) -> httpx.Response:
         return await client.get("/accounts/balances", headers=headers)
@@ -359,33 +379,44 @@ class TestBearer:
     async def test_other_algorithm_refused(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)
         token = (await bearer(client, account))["Authorization"].split()[1]
-        forged = jwt.encode(self._forge(rt, token), "a-shared-secret-of-enough-length-x",
-                            algorithm="HS256")
+        forged = jwt.encode(
+            self._forge(rt, token), "a-shared-secret-of-enough-length-x", algorithm="HS256"
+        )
         self._assert_simple_401(await self._call(client, _bound(account, forged)))
 
     async def test_bad_signature_refused(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)
         token = (await bearer(client, account))["Authorization"].split()[1]
-        forged = jwt.encode(self._forge(rt, token), Ed25519PrivateKey.generate(),
-                            algorithm="EdDSA", headers={"kid": rt.signer.kid})
+        forged = jwt.encode(
+            self._forge(rt, token),
+            Ed25519PrivateKey.generate(),
+            algorithm="EdDSA",
+            headers={"kid": rt.signer.kid},
+        )
         self._assert_simple_401(await self._call(client, _bound(account, forged)))
 
     async def test_tampered_payload_refused(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)
         token = (await bearer(client, account))["Authorization"].split()[1]
         header, _, signature = token.split(".")
-        payload = base64.urlsafe_b64encode(
-            json.dumps(self._forge(rt, token, acc=999)).encode()
-        ).rstrip(b"=").decode()
+        payload = (
+            base64.urlsafe_b64encode(json.dumps(self._forge(rt, token, acc=999)).encode())
+            .rstrip(b"=")
+            .decode()
+        )
         forged = f"{header}.{payload}.{signature}"
         self._assert_simple_401(await self._call(client, _bound(account, forged)))
 
     async def test_expired_refused(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)
         thumbprint = certificates.from_pem(account.certificate_pem).thumbprint
-        old = rt.signer.issue(client_id=account.client_id, account_id=account.account_id,
-                              thumbprint=thumbprint, now=datetime.now(UTC) - timedelta(hours=1),
-                              ttl=1800)
+        old = rt.signer.issue(
+            client_id=account.client_id,
+            account_id=account.account_id,
+            thumbprint=thumbprint,
+            now=datetime.now(UTC) - timedelta(hours=1),
+            ttl=1800,
+        )
         self._assert_simple_401(await self._call(client, _bound(account, old)))
 
     async def test_wrong_audience_refused(self, rt: Runtime, client: httpx.AsyncClient) -> None:

@@ -46,8 +46,15 @@ def charge_body(
 
 
 def split(value: object, kind: str = "PERCENTAGE", **changes: Any) -> dict[str, Any]:
-    return {"pixKey": EVP, "pixKeyType": "RANDOM", "name": "Parceiro", "document": CNPJ,
-            "type": kind, "value": value, **changes}
+    return {
+        "pixKey": EVP,
+        "pixKeyType": "RANDOM",
+        "name": "Parceiro",
+        "document": CNPJ,
+        "type": kind,
+        "value": value,
+        **changes,
+    }
 
 
 async def create_charge(
@@ -78,8 +85,12 @@ class TestCreate:
         headers = await bearer(client, account)
         response = await client.post(
             PATH,
-            json=charge_body("12.34", "pedido-1", transaction={"expirationTime": 3600},
-                             additionalInfo={"pedido": "42"}),
+            json=charge_body(
+                "12.34",
+                "pedido-1",
+                transaction={"expirationTime": 3600},
+                additionalInfo={"pedido": "42"},
+            ),
             headers=headers,
         )
         assert response.status_code == 201, response.text
@@ -135,7 +146,7 @@ class TestCreate:
         )
         prefix = "data:image/png;base64,"
         assert body["qrCodeImage"].startswith(prefix)
-        png = base64.b64decode(body["qrCodeImage"][len(prefix):], validate=True)
+        png = base64.b64decode(body["qrCodeImage"][len(prefix) :], validate=True)
         with Image.open(io.BytesIO(png)) as image:
             assert image.format == "PNG"
             results = zxingcpp.read_barcodes(image)
@@ -146,14 +157,25 @@ class TestCreate:
     ) -> None:
         account = await make_account(rt)
         await create_charge(
-            client, await bearer(client, account), value="100.00",
-            splits=[split("33.33"), split("10.50", "FIXED", immediate=True,
-                                          pixKey="parceiro@example.com", pixKeyType="EMAIL")],
+            client,
+            await bearer(client, account),
+            value="100.00",
+            splits=[
+                split("33.33"),
+                split(
+                    "10.50",
+                    "FIXED",
+                    immediate=True,
+                    pixKey="parceiro@example.com",
+                    pixKeyType="EMAIL",
+                ),
+            ],
         )
         async with rt.db.connection() as conn:
             rows = await conn.fetch("SELECT * FROM charge_splits ORDER BY position")
         assert [(r["split_type"], str(r["value"]), r["immediate"]) for r in rows] == [
-            ("PERCENTAGE", "33.3300", False), ("FIXED", "10.5000", True)
+            ("PERCENTAGE", "33.3300", False),
+            ("FIXED", "10.5000", True),
         ]
         assert all(r["amount"] is None and r["payout_id"] is None for r in rows)
 
@@ -212,8 +234,9 @@ class TestValidation:
 
     async def test_every_problem_is_listed(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)
-        body = charge_body("1.001", payer={"document": "11111111111"},
-                           splits=[split("1", pixKey="x")])
+        body = charge_body(
+            "1.001", payer={"document": "11111111111"}, splits=[split("1", pixKey="x")]
+        )
         response = await client.post(PATH, json=body, headers=await bearer(client, account))
         assert response.status_code == 400
         fields = sorted(m.split(":")[0].split(" ")[0] for m in response.json()["message"])
@@ -226,7 +249,8 @@ class TestValidation:
         async with rt.db.begin() as conn:
             await conn.execute("""UPDATE accounts SET fees = '{"cash_in": {"fixed": "1.00"}}'""")
         response = await client.post(
-            PATH, json=charge_body("10.00", splits=[split("95")]),
+            PATH,
+            json=charge_body("10.00", splits=[split("95")]),
             headers=await bearer(client, account),
         )
         assert response.status_code == 400
@@ -238,15 +262,19 @@ class TestValidation:
     ) -> None:
         account = await make_account(rt)
         response = await client.post(
-            PATH, json=charge_body(transaction={"expirationTime": 59}),
+            PATH,
+            json=charge_body(transaction={"expirationTime": 59}),
             headers=await bearer(client, account),
         )
         assert response.status_code == 400
         error = response.json()
         assert error["code"] == error["errorCode"] == "PROVIDER_EXPIRATION_BELOW_MINIMUM"
         assert await counts(rt) == (0, 0, 0)
-        ok = await client.post(PATH, json=charge_body(transaction={"expirationTime": 60}),
-                               headers=await bearer(client, account))
+        ok = await client.post(
+            PATH,
+            json=charge_body(transaction={"expirationTime": 60}),
+            headers=await bearer(client, account),
+        )
         assert ok.status_code == 201
 
 
@@ -255,13 +283,16 @@ class TestDuplicatesAndProvider:
         account = await make_account(rt)
         headers = await bearer(client, account)
         first = await create_charge(client, headers, external_id="pedido-7")
-        response = await client.post(PATH, json=charge_body(external_id="pedido-7"),
-                                     headers=headers)
+        response = await client.post(
+            PATH, json=charge_body(external_id="pedido-7"), headers=headers
+        )
         assert response.status_code == 400
         error = response.json()
         assert error["code"] == error["errorCode"] == "PIX_DUPLICATE_EXTERNAL_ID"
-        assert error["details"] == {"externalId": "pedido-7",
-                                    "existingTransactionId": first["transactionId"]}
+        assert error["details"] == {
+            "externalId": "pedido-7",
+            "existingTransactionId": first["transactionId"],
+        }
         assert await counts(rt) == (1, 1, 0)
 
     async def test_external_ids_are_shared_with_cash_out(
@@ -269,12 +300,19 @@ class TestDuplicatesAndProvider:
     ) -> None:
         account = await make_account(rt, balance="10.00")
         headers = await bearer(client, account)
-        sent = await client.post("/api/pix/cash-out", headers=headers, json={
-            "value": 1, "externalId": "shared-1",
-            "details": {"key": EVP, "keyType": "RANDOM", "name": "X", "document": CPF}})
+        sent = await client.post(
+            "/api/pix/cash-out",
+            headers=headers,
+            json={
+                "value": 1,
+                "externalId": "shared-1",
+                "details": {"key": EVP, "keyType": "RANDOM", "name": "X", "document": CPF},
+            },
+        )
         assert sent.status_code == 201
-        response = await client.post(PATH, json=charge_body(external_id="shared-1"),
-                                     headers=headers)
+        response = await client.post(
+            PATH, json=charge_body(external_id="shared-1"), headers=headers
+        )
         assert response.json()["code"] == "PIX_DUPLICATE_EXTERNAL_ID"
 
     async def test_other_accounts_may_reuse_an_external_id(
@@ -290,10 +328,12 @@ class TestDuplicatesAndProvider:
     ) -> None:
         account = await make_account(rt)
         headers = await bearer(client, account)
-        responses = await asyncio.gather(*(
-            client.post(PATH, json=charge_body(external_id="race"), headers=headers)
-            for _ in range(8)
-        ))
+        responses = await asyncio.gather(
+            *(
+                client.post(PATH, json=charge_body(external_id="race"), headers=headers)
+                for _ in range(8)
+            )
+        )
         assert sorted(r.status_code for r in responses) == [201] + [400] * 7
         assert await counts(rt) == (1, 1, 0)
 
@@ -302,8 +342,7 @@ class TestDuplicatesAndProvider:
     ) -> None:
         account = await make_account(rt)
         headers = {**await bearer(client, account), "X-Sandbox-Scenario": "provider_unavailable"}
-        response = await client.post(PATH, json=charge_body(splits=[split("10")]),
-                                     headers=headers)
+        response = await client.post(PATH, json=charge_body(splits=[split("10")]), headers=headers)
         assert response.status_code == 500
         error = response.json()
         assert error["code"] == "PROVIDER_UNAVAILABLE"

@@ -28,29 +28,33 @@ def order(value: object = 10, external_id: str | None = None, **details: Any) ->
         "value": value,
         "externalId": external_id or f"ext-{uuid.uuid4()}",
         "description": "pagamento",
-        "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano", "document": CPF,
-                    **details},
+        "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano", "document": CPF, **details},
     }
 
 
 async def balance(rt: Runtime, account_id: int) -> tuple[int, int]:
     async with rt.db.connection() as conn:
-        row = await conn.fetchrow("SELECT available, blocked FROM accounts WHERE id = $1",
-                                  account_id)
+        row = await conn.fetchrow(
+            "SELECT available, blocked FROM accounts WHERE id = $1", account_id
+        )
     assert row is not None
     return row["available"], row["blocked"]
 
 
 async def count_transactions(rt: Runtime, account_id: int) -> int:
     async with rt.db.connection() as conn:
-        return int(await conn.fetchval(
-            "SELECT count(*) FROM transactions WHERE account_id = $1", account_id))
+        return int(
+            await conn.fetchval(
+                "SELECT count(*) FROM transactions WHERE account_id = $1", account_id
+            )
+        )
 
 
 async def stored(rt: Runtime, transaction_id: str) -> Any:
     async with rt.db.connection() as conn:
-        return await conn.fetchrow("SELECT * FROM transactions WHERE transaction_id = $1::uuid",
-                                   transaction_id)
+        return await conn.fetchrow(
+            "SELECT * FROM transactions WHERE transaction_id = $1::uuid", transaction_id
+        )
 
 
 class TestCreateAndSettle:
@@ -77,14 +81,16 @@ class TestCreateAndSettle:
         assert row["counterpart"]["name"]
         assert row["counterpart"]["bank"]["bankISPB"]
         async with rt.db.connection() as conn:
-            events = await conn.fetch("SELECT type FROM events WHERE transaction_id = $1",
-                                      row["id"])
+            events = await conn.fetch(
+                "SELECT type FROM events WHERE transaction_id = $1", row["id"]
+            )
         assert [e["type"] for e in events] == ["cash_out"]
 
     async def test_fee_is_held_and_debited(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt, balance="100.00")
-        await accounts.update(rt, account.account_id,
-                              {"fees": {"cash_out": {"fixed": "0.50", "percent": "1"}}})
+        await accounts.update(
+            rt, account.account_id, {"fees": {"cash_out": {"fixed": "0.50", "percent": "1"}}}
+        )
         headers = await bearer(client, account)
         response = await client.post(PATH, json=order(20), headers=headers)
         assert response.status_code == 201
@@ -98,20 +104,39 @@ class TestCreateAndSettle:
     ) -> None:
         account = await make_account(rt, balance="100.00")
         headers = await bearer(client, account)
-        registered = await client.post("/sandbox/dict/keys", headers=headers, json={
-            "key": "maria@example.com", "keyType": "EMAIL", "name": "Maria Silva",
-            "document": CPF, "ispb": "60701190", "bankName": "Banco Teste", "bankCode": "341",
-            "branch": "0001", "accountNumber": "12345-6"})
+        registered = await client.post(
+            "/sandbox/dict/keys",
+            headers=headers,
+            json={
+                "key": "maria@example.com",
+                "keyType": "EMAIL",
+                "name": "Maria Silva",
+                "document": CPF,
+                "ispb": "60701190",
+                "bankName": "Banco Teste",
+                "bankCode": "341",
+                "branch": "0001",
+                "accountNumber": "12345-6",
+            },
+        )
         assert registered.status_code == 201, registered.text
         response = await client.post(
-            PATH, json=order(5, key="maria@example.com", keyType="EMAIL"), headers=headers)
+            PATH, json=order(5, key="maria@example.com", keyType="EMAIL"), headers=headers
+        )
         await drain(rt)
         row = await stored(rt, response.json()["transactionId"])
         assert row["status"] == "CONFIRMED"
         assert row["counterpart"] == {
-            "name": "Maria Silva", "document": CPF,
-            "bank": {"bankISPB": "60701190", "bankName": "Banco Teste", "bankCode": "341",
-                     "accountBranch": "0001", "accountNumber": "12345-6"}}
+            "name": "Maria Silva",
+            "document": CPF,
+            "bank": {
+                "bankISPB": "60701190",
+                "bankName": "Banco Teste",
+                "bankCode": "341",
+                "accountBranch": "0001",
+                "accountNumber": "12345-6",
+            },
+        }
 
     async def test_settling_twice_has_no_second_effect(
         self, rt: Runtime, client: httpx.AsyncClient
@@ -124,11 +149,20 @@ class TestCreateAndSettle:
         await payouts.settle(rt, row["id"])
         assert await balance(rt, account.account_id) == (9000, 0)
         async with rt.db.connection() as conn:
-            assert await conn.fetchval(
-                "SELECT count(*) FROM events WHERE transaction_id = $1", row["id"]) == 1
-            assert await conn.fetchval(
-                "SELECT count(*) FROM ledger_postings WHERE transaction_id = $1 AND memo = 'post'",
-                row["id"]) == 3
+            assert (
+                await conn.fetchval(
+                    "SELECT count(*) FROM events WHERE transaction_id = $1", row["id"]
+                )
+                == 1
+            )
+            assert (
+                await conn.fetchval(
+                    "SELECT count(*) FROM ledger_postings "
+                    "WHERE transaction_id = $1 AND memo = 'post'",
+                    row["id"],
+                )
+                == 3
+            )
 
 
 class TestTermsChangedMeanwhile:
@@ -179,7 +213,8 @@ class TestConcurrency:
         assert statuses.count(201) == 20
         assert statuses.count(400) == 30
         assert {r.json()["code"] for r in responses if r.status_code == 400} == {
-            "PIX_INSUFFICIENT_BALANCE"}
+            "PIX_INSUFFICIENT_BALANCE"
+        }
         assert await balance(rt, account.account_id) == (0, 20000)
         await drain(rt)
         assert await balance(rt, account.account_id) == (0, 0)
@@ -201,7 +236,8 @@ class TestConcurrency:
             assert body["code"] == body["errorCode"] == "PIX_DUPLICATE_EXTERNAL_ID"
             assert body["details"] == {
                 "externalId": "same-id",
-                "existingTransactionId": created[0].json()["transactionId"]}
+                "existingTransactionId": created[0].json()["transactionId"],
+            }
         assert await count_transactions(rt, account.account_id) == 1
         assert await balance(rt, account.account_id) == (9900, 100)
 
@@ -218,13 +254,17 @@ class TestBatchedPerAccount:
         key = ("account", account.account_id)
         bodies = [order(10), order(10, "twice"), order(10, "twice"), order(10), order(10)]
         async with rt.db.queued(key):
-            calls = [asyncio.create_task(client.post(PATH, json=body, headers=headers))
-                     for body in bodies]
+            calls = [
+                asyncio.create_task(client.post(PATH, json=body, headers=headers))
+                for body in bodies
+            ]
             await statements_waiting(rt.db.batcher(payments.HOLD_PAYOUTS), key, len(bodies))
         responses = await asyncio.gather(*calls)
         assert sorted(r.status_code for r in responses) == [201, 201, 201, 400, 400]
         assert sorted(r.json()["code"] for r in responses if r.status_code == 400) == [
-            "PIX_DUPLICATE_EXTERNAL_ID", "PIX_INSUFFICIENT_BALANCE"]
+            "PIX_DUPLICATE_EXTERNAL_ID",
+            "PIX_INSUFFICIENT_BALANCE",
+        ]
         assert await balance(rt, account.account_id) == (0, 3000)
         assert await count_transactions(rt, account.account_id) == 3
         await drain(rt)
@@ -241,23 +281,37 @@ class TestBatchedPerAccount:
         async with rt.db.queued(key):
             # the same payout twice in one statement: the second finds it settled
             calls = [asyncio.create_task(payouts.settle(rt, i)) for i in [*ids, ids[0]]]
-            await statements_waiting(
-                rt.db.batcher(payments.SETTLE_PAYOUTS), key, len(ids) + 1)
+            await statements_waiting(rt.db.batcher(payments.SETTLE_PAYOUTS), key, len(ids) + 1)
         await asyncio.gather(*calls)
         assert await balance(rt, account.account_id) == (0, 0)
         async with rt.db.connection() as conn:
-            assert await conn.fetchval(
-                "SELECT count(*) FROM transactions WHERE id = ANY($1) AND status = 'CONFIRMED'",
-                ids) == 3
-            assert await conn.fetchval(
-                "SELECT count(*) FROM events WHERE transaction_id = ANY($1)", ids) == 3
+            assert (
+                await conn.fetchval(
+                    "SELECT count(*) FROM transactions WHERE id = ANY($1) AND status = 'CONFIRMED'",
+                    ids,
+                )
+                == 3
+            )
+            assert (
+                await conn.fetchval(
+                    "SELECT count(*) FROM events WHERE transaction_id = ANY($1)", ids
+                )
+                == 3
+            )
 
 
 class TestSettlementErrors:
     @pytest.mark.parametrize(
         "code",
-        ["TAX_ID_MISMATCH", "INVALID_TAX_ID", "BLOCKED_ACCOUNT", "ACCOUNT_CLOSED",
-         "ORDER_REJECTED", "PAYMENT_EXPIRED", "SETTLEMENT_TIMEOUT"],
+        [
+            "TAX_ID_MISMATCH",
+            "INVALID_TAX_ID",
+            "BLOCKED_ACCOUNT",
+            "ACCOUNT_CLOSED",
+            "ORDER_REJECTED",
+            "PAYMENT_EXPIRED",
+            "SETTLEMENT_TIMEOUT",
+        ],
     )
     async def test_each_error_code_by_scenario_debits_nothing(
         self, rt: Runtime, client: httpx.AsyncClient, code: str
@@ -275,12 +329,25 @@ class TestSettlementErrors:
         assert row["error_message"]
         assert await balance(rt, account.account_id) == (5000, 0)
 
-    async def _registered_key(self, client: httpx.AsyncClient, headers: dict[str, str],
-                              status: str = "ACTIVE") -> None:
-        response = await client.post("/sandbox/dict/keys", headers=headers, json={
-            "key": "11987654321", "keyType": "PHONE", "name": "Dono", "document": CPF,
-            "ispb": "00360305", "bankName": "Caixa", "bankCode": "104", "branch": "1",
-            "accountNumber": "9", "status": status})
+    async def _registered_key(
+        self, client: httpx.AsyncClient, headers: dict[str, str], status: str = "ACTIVE"
+    ) -> None:
+        response = await client.post(
+            "/sandbox/dict/keys",
+            headers=headers,
+            json={
+                "key": "11987654321",
+                "keyType": "PHONE",
+                "name": "Dono",
+                "document": CPF,
+                "ispb": "00360305",
+                "bankName": "Caixa",
+                "bankCode": "104",
+                "branch": "1",
+                "accountNumber": "9",
+                "status": status,
+            },
+        )
         assert response.status_code == 201, response.text
 
     async def test_document_differs_from_holder_with_check(
@@ -290,9 +357,17 @@ class TestSettlementErrors:
         headers = await bearer(client, account)
         await self._registered_key(client, headers)
         other_cpf = "11144477735"
-        response = await client.post(PATH, headers=headers, json=order(
-            10, key="11987654321", keyType="PHONE", document=other_cpf,
-            checkPixKeyWithDocument=True))
+        response = await client.post(
+            PATH,
+            headers=headers,
+            json=order(
+                10,
+                key="11987654321",
+                keyType="PHONE",
+                document=other_cpf,
+                checkPixKeyWithDocument=True,
+            ),
+        )
         await drain(rt)
         row = await stored(rt, response.json()["transactionId"])
         assert (row["status"], row["error_code"]) == ("ERROR", "TAX_ID_MISMATCH")
@@ -304,11 +379,15 @@ class TestSettlementErrors:
         account = await make_account(rt, balance="50.00")
         headers = await bearer(client, account)
         await self._registered_key(client, headers)
-        response = await client.post(PATH, headers=headers, json=order(
-            10, key="11987654321", keyType="PHONE", document="11144477735"))
+        response = await client.post(
+            PATH,
+            headers=headers,
+            json=order(10, key="11987654321", keyType="PHONE", document="11144477735"),
+        )
         await drain(rt)
         assert (await stored(rt, response.json()["transactionId"]))["error_code"] == (
-            "TAX_ID_MISMATCH")
+            "TAX_ID_MISMATCH"
+        )
 
     async def test_matching_document_with_check_confirms(
         self, rt: Runtime, client: httpx.AsyncClient
@@ -316,8 +395,11 @@ class TestSettlementErrors:
         account = await make_account(rt, balance="50.00")
         headers = await bearer(client, account)
         await self._registered_key(client, headers)
-        response = await client.post(PATH, headers=headers, json=order(
-            10, key="11987654321", keyType="PHONE", checkPixKeyWithDocument=True))
+        response = await client.post(
+            PATH,
+            headers=headers,
+            json=order(10, key="11987654321", keyType="PHONE", checkPixKeyWithDocument=True),
+        )
         await drain(rt)
         assert (await stored(rt, response.json()["transactionId"]))["status"] == "CONFIRMED"
         assert await balance(rt, account.account_id) == (4000, 0)
@@ -331,19 +413,22 @@ class TestSettlementErrors:
         assert response.status_code == 201
         await drain(rt)
         assert (await stored(rt, response.json()["transactionId"]))["error_code"] == (
-            "INVALID_TAX_ID")
+            "INVALID_TAX_ID"
+        )
         assert await balance(rt, account.account_id) == (5000, 0)
 
-    @pytest.mark.parametrize(("status", "code"), [("BLOCKED", "BLOCKED_ACCOUNT"),
-                                                  ("CLOSED", "ACCOUNT_CLOSED")])
+    @pytest.mark.parametrize(
+        ("status", "code"), [("BLOCKED", "BLOCKED_ACCOUNT"), ("CLOSED", "ACCOUNT_CLOSED")]
+    )
     async def test_destination_status_from_the_dict(
         self, rt: Runtime, client: httpx.AsyncClient, status: str, code: str
     ) -> None:
         account = await make_account(rt, balance="50.00")
         headers = await bearer(client, account)
         await self._registered_key(client, headers, status)
-        response = await client.post(PATH, headers=headers,
-                                     json=order(10, key="11987654321", keyType="PHONE"))
+        response = await client.post(
+            PATH, headers=headers, json=order(10, key="11987654321", keyType="PHONE")
+        )
         await drain(rt)
         assert (await stored(rt, response.json()["transactionId"]))["error_code"] == code
 
@@ -351,9 +436,17 @@ class TestSettlementErrors:
 class TestRefusals:
     """Every refusal answers the 7.1 envelope and changes nothing."""
 
-    async def _refused(self, rt: Runtime, client: httpx.AsyncClient, body: dict[str, Any],
-                       code: str, *, headers: dict[str, str] | None = None,
-                       status: int = 400, balance_brl: str = "100.00") -> dict[str, Any]:
+    async def _refused(
+        self,
+        rt: Runtime,
+        client: httpx.AsyncClient,
+        body: dict[str, Any],
+        code: str,
+        *,
+        headers: dict[str, str] | None = None,
+        status: int = 400,
+        balance_brl: str = "100.00",
+    ) -> dict[str, Any]:
         account = await make_account(rt, balance=balance_brl)
         auth = {**await bearer(client, account), **(headers or {})}
         response = await client.post(PATH, json=body, headers=auth)
@@ -363,8 +456,7 @@ class TestRefusals:
         assert envelope["path"] == PATH and envelope["method"] == "POST"
         assert envelope["errorId"] and envelope["userMessage"]
         assert await count_transactions(rt, account.account_id) == 0
-        assert await balance(rt, account.account_id) == (
-            int(balance_brl.replace(".", "")), 0)
+        assert await balance(rt, account.account_id) == (int(balance_brl.replace(".", "")), 0)
         return dict(envelope)
 
     async def test_field_validation_is_a_message_array(
@@ -386,8 +478,14 @@ class TestRefusals:
 
     @pytest.mark.parametrize(
         ("key", "key_type"),
-        [("1234567890", "DOCUMENT"), ("not-an-email", "EMAIL"), ("+5511987654321", "PHONE"),
-         ("119876543", "PHONE"), ("123", "RANDOM"), (CPF, "EMAIL")],
+        [
+            ("1234567890", "DOCUMENT"),
+            ("not-an-email", "EMAIL"),
+            ("+5511987654321", "PHONE"),
+            ("119876543", "PHONE"),
+            ("123", "RANDOM"),
+            (CPF, "EMAIL"),
+        ],
     )
     async def test_invalid_pix_key(
         self, rt: Runtime, client: httpx.AsyncClient, key: str, key_type: str
@@ -399,8 +497,9 @@ class TestRefusals:
         self, rt: Runtime, client: httpx.AsyncClient, key: str
     ) -> None:
         account = await make_account(rt, balance="10.00")
-        response = await client.post(PATH, json=order(1, key=key, keyType="DOCUMENT"),
-                                     headers=await bearer(client, account))
+        response = await client.post(
+            PATH, json=order(1, key=key, keyType="DOCUMENT"), headers=await bearer(client, account)
+        )
         assert response.status_code == 201, response.text
         await drain(rt)
 
@@ -430,20 +529,26 @@ class TestRefusals:
         second = await client.post(PATH, json=order(2, "dup"), headers=headers)
         assert second.status_code == 400
         assert second.json()["details"] == {
-            "externalId": "dup", "existingTransactionId": first.json()["transactionId"]}
+            "externalId": "dup",
+            "existingTransactionId": first.json()["transactionId"],
+        }
         assert await balance(rt, account.account_id) == (900, 100)
 
-    @pytest.mark.parametrize(("scenario", "code", "status"), [
-        ("INSUFFICIENT_FUNDS", "PIX_INSUFFICIENT_BALANCE", 400),
-        ("INVALID_PIX_KEY", "PIX_INVALID_PIX_KEY", 400),
-        ("PROVIDER_UNAVAILABLE", "PROVIDER_UNAVAILABLE", 500),
-        ("NOT_A_SCENARIO", "SANDBOX_SCENARIO_UNKNOWN", 400),
-    ])
+    @pytest.mark.parametrize(
+        ("scenario", "code", "status"),
+        [
+            ("INSUFFICIENT_FUNDS", "PIX_INSUFFICIENT_BALANCE", 400),
+            ("INVALID_PIX_KEY", "PIX_INVALID_PIX_KEY", 400),
+            ("PROVIDER_UNAVAILABLE", "PROVIDER_UNAVAILABLE", 500),
+            ("NOT_A_SCENARIO", "SANDBOX_SCENARIO_UNKNOWN", 400),
+        ],
+    )
     async def test_synchronous_scenarios(
         self, rt: Runtime, client: httpx.AsyncClient, scenario: str, code: str, status: int
     ) -> None:
-        envelope = await self._refused(rt, client, order(), code, status=status,
-                                       headers={"X-Sandbox-Scenario": scenario})
+        envelope = await self._refused(
+            rt, client, order(), code, status=status, headers={"X-Sandbox-Scenario": scenario}
+        )
         if scenario == "NOT_A_SCENARIO":
             assert "TAX_ID_MISMATCH" in envelope["message"]
 
@@ -457,8 +562,9 @@ class TestRefusals:
 
 
 class TestLimits:
-    async def _account(self, rt: Runtime, client: httpx.AsyncClient,
-                       **limits: int) -> tuple[int, dict[str, str]]:
+    async def _account(
+        self, rt: Runtime, client: httpx.AsyncClient, **limits: int
+    ) -> tuple[int, dict[str, str]]:
         account = await make_account(rt, balance="10000.00")
         await accounts.update(rt, account.account_id, limits)
         return account.account_id, await bearer(client, account)
@@ -474,8 +580,9 @@ class TestLimits:
     ) -> None:
         _, headers = await self._account(rt, client, daily_limit=10000)
         rt.clock = FixedClock(datetime(2026, 11, 20, 12, 0, tzinfo=ZoneInfo("America/Sao_Paulo")))
-        failed = await client.post(PATH, json=order(60), headers={
-            **headers, "X-Sandbox-Scenario": "ORDER_REJECTED"})
+        failed = await client.post(
+            PATH, json=order(60), headers={**headers, "X-Sandbox-Scenario": "ORDER_REJECTED"}
+        )
         assert failed.status_code == 201
         await drain(rt)
         assert (await client.post(PATH, json=order(60), headers=headers)).status_code == 201
@@ -497,7 +604,8 @@ class TestLimits:
         statuses = [r.status_code for r in responses]
         assert statuses.count(201) == 5
         assert {r.json()["code"] for r in responses if r.status_code != 201} == {
-            "PIX_DAILY_LIMIT_EXCEEDED"}
+            "PIX_DAILY_LIMIT_EXCEEDED"
+        }
         assert await balance(rt, account_id) == (1_000_000 - 5000, 5000)
         assert await count_transactions(rt, account_id) == 5
         await drain(rt)
@@ -513,14 +621,17 @@ class TestLimits:
         assert await balance(rt, account.account_id) == (1000, 0)
         assert await count_transactions(rt, account.account_id) == 0
 
-    @pytest.mark.parametrize(("hour", "minute", "allowed"), [(19, 59, True), (20, 0, False),
-                                                             (5, 59, False), (6, 0, True)])
+    @pytest.mark.parametrize(
+        ("hour", "minute", "allowed"),
+        [(19, 59, True), (20, 0, False), (5, 59, False), (6, 0, True)],
+    )
     async def test_night_limit_in_brasilia_time(
         self, rt: Runtime, client: httpx.AsyncClient, hour: int, minute: int, allowed: bool
     ) -> None:
         _, headers = await self._account(rt, client, night_limit=10000)
         rt.clock = FixedClock(
-            datetime(2026, 11, 20, hour, minute, tzinfo=ZoneInfo("America/Sao_Paulo")))
+            datetime(2026, 11, 20, hour, minute, tzinfo=ZoneInfo("America/Sao_Paulo"))
+        )
         response = await client.post(PATH, json=order("100.01"), headers=headers)
         if allowed:
             assert response.status_code == 201, response.text

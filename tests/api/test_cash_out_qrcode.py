@@ -24,28 +24,37 @@ FOREIGN_DYNAMIC = encode(dynamic("pix.outrobanco.com.br/qr/v2/abc123", "Loja", "
 
 
 def qr(code: str, value: object, external_id: str | None = None, **extra: Any) -> dict[str, Any]:
-    return {"qrCode": code, "value": value, "externalId": external_id or f"qr-{uuid.uuid4()}",
-            **extra}
+    return {
+        "qrCode": code,
+        "value": value,
+        "externalId": external_id or f"qr-{uuid.uuid4()}",
+        **extra,
+    }
 
 
 async def balance(rt: Runtime, account_id: int) -> tuple[int, int]:
     async with rt.db.connection() as conn:
-        row = await conn.fetchrow("SELECT available, blocked FROM accounts WHERE id = $1",
-                                  account_id)
+        row = await conn.fetchrow(
+            "SELECT available, blocked FROM accounts WHERE id = $1", account_id
+        )
     assert row is not None
     return row["available"], row["blocked"]
 
 
 async def rows(rt: Runtime, account_id: int) -> list[Any]:
     async with rt.db.connection() as conn:
-        return await conn.fetch("SELECT * FROM transactions WHERE account_id = $1 ORDER BY id",
-                                account_id)
+        return await conn.fetch(
+            "SELECT * FROM transactions WHERE account_id = $1 ORDER BY id", account_id
+        )
 
 
 async def set_fee(rt: Runtime, account_id: int, operation: str, fixed: str) -> None:
     async with rt.db.begin() as conn:
-        await conn.execute("UPDATE accounts SET fees = fees || $2 WHERE id = $1", account_id,
-                           {operation: {"fixed": fixed, "percent": "0"}})
+        await conn.execute(
+            "UPDATE accounts SET fees = fees || $2 WHERE id = $1",
+            account_id,
+            {operation: {"fixed": fixed, "percent": "0"}},
+        )
 
 
 class TestExternalCodes:
@@ -54,8 +63,9 @@ class TestExternalCodes:
     ) -> None:
         payer = await make_account(rt, balance="50.00")
         await set_fee(rt, payer.account_id, "cash_out", "0.25")
-        response = await client.post(PATH, json=qr(EMAIL_CODE, "10.50", "qr-1"),
-                                     headers=await bearer(client, payer))
+        response = await client.post(
+            PATH, json=qr(EMAIL_CODE, "10.50", "qr-1"), headers=await bearer(client, payer)
+        )
         assert response.status_code == 201, response.text
         body = response.json()
         assert (body["status"], body["externalId"]) == ("PENDING", "qr-1")
@@ -64,10 +74,17 @@ class TestExternalCodes:
         await drain(rt)
         assert await balance(rt, payer.account_id) == (5000 - 1075, 0)
         [tx] = await rows(rt, payer.account_id)
-        assert (tx["operation"], tx["kind"], tx["status"]) == ("WITHDRAW", "cash_out_qrcode",
-                                                               "CONFIRMED")
+        assert (tx["operation"], tx["kind"], tx["status"]) == (
+            "WITHDRAW",
+            "cash_out_qrcode",
+            "CONFIRMED",
+        )
         assert (tx["pix_key"], tx["pix_key_type"], tx["amount"], tx["fee"]) == (
-            "fulano@example.com", "EMAIL", 1050, 25)
+            "fulano@example.com",
+            "EMAIL",
+            1050,
+            25,
+        )
         assert tx["details"]["qrCode"]["txid"] == "PED1"
         assert tx["counterpart"]["bank"]["bankISPB"]
 
@@ -76,14 +93,18 @@ class TestExternalCodes:
     ) -> None:
         payer = await make_account(rt, balance="50.00")
         headers = await bearer(client, payer)
-        assert (await client.post(PATH, json=qr(OPEN_CODE, "3.00"),
-                                  headers=headers)).status_code == 201
-        assert (await client.post(PATH, json=qr(FOREIGN_DYNAMIC, "7.00"),
-                                  headers=headers)).status_code == 201
+        assert (
+            await client.post(PATH, json=qr(OPEN_CODE, "3.00"), headers=headers)
+        ).status_code == 201
+        assert (
+            await client.post(PATH, json=qr(FOREIGN_DYNAMIC, "7.00"), headers=headers)
+        ).status_code == 201
         await drain(rt)
         txs = await rows(rt, payer.account_id)
         assert [(t["amount"], t["status"], t["pix_key_type"]) for t in txs] == [
-            (300, "CONFIRMED", "EMAIL"), (700, "CONFIRMED", "LOCATION")]
+            (300, "CONFIRMED", "EMAIL"),
+            (700, "CONFIRMED", "LOCATION"),
+        ]
         assert txs[1]["pix_key"] == "pix.outrobanco.com.br/qr/v2/abc123"
         assert await balance(rt, payer.account_id) == (4000, 0)
 
@@ -92,8 +113,9 @@ class TestExternalCodes:
     ) -> None:
         payer = await make_account(rt, balance="20.00")
         headers = {**await bearer(client, payer), "X-Sandbox-Scenario": "ORDER_REJECTED"}
-        assert (await client.post(PATH, json=qr(EMAIL_CODE, "10.50"),
-                                  headers=headers)).status_code == 201
+        assert (
+            await client.post(PATH, json=qr(EMAIL_CODE, "10.50"), headers=headers)
+        ).status_code == 201
         await drain(rt)
         [tx] = await rows(rt, payer.account_id)
         assert (tx["status"], tx["error_code"]) == ("ERROR", "ORDER_REJECTED")
@@ -126,14 +148,13 @@ class TestRefusals:
 
     async def test_insufficient_balance(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         payer = await make_account(rt, balance="10.00")
-        response = await client.post(PATH, json=qr(EMAIL_CODE, "10.50"),
-                                     headers=await bearer(client, payer))
+        response = await client.post(
+            PATH, json=qr(EMAIL_CODE, "10.50"), headers=await bearer(client, payer)
+        )
         assert response.status_code == 400
         assert await rows(rt, payer.account_id) == []
 
-    async def test_reused_external_id_is_409(
-        self, rt: Runtime, client: httpx.AsyncClient
-    ) -> None:
+    async def test_reused_external_id_is_409(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         payer = await make_account(rt, balance="50.00")
         headers = await bearer(client, payer)
         first = await client.post(PATH, json=qr(OPEN_CODE, "1.00", "dup"), headers=headers)
@@ -161,8 +182,9 @@ class TestOurCharges:
         await set_fee(rt, payer.account_id, "cash_out", "0.25")
         await set_fee(rt, receiver.account_id, "cash_in", "0.40")
         charge = await create_charge(client, await bearer(client, receiver), value="10.00")
-        response = await client.post(PATH, json=qr(charge["pixCode"], "10.00", "pay-1"),
-                                     headers=await bearer(client, payer))
+        response = await client.post(
+            PATH, json=qr(charge["pixCode"], "10.00", "pay-1"), headers=await bearer(client, payer)
+        )
         assert response.status_code == 201, response.text
         assert response.json()["status"] == "CONFIRMED"
 
@@ -171,9 +193,12 @@ class TestOurCharges:
         [sent] = await rows(rt, payer.account_id)
         [received] = await rows(rt, receiver.account_id)
         assert (sent["operation"], sent["status"], sent["amount"], sent["fee"]) == (
-            "WITHDRAW", "CONFIRMED", 1000, 25)
-        assert (received["status"], received["amount"], received["fee"]) == (
-            "CONFIRMED", 1000, 40)
+            "WITHDRAW",
+            "CONFIRMED",
+            1000,
+            25,
+        )
+        assert (received["status"], received["amount"], received["fee"]) == ("CONFIRMED", 1000, 40)
         assert str(received["transaction_id"]) == charge["transactionId"]
         assert sent["end_to_end_id"] == received["end_to_end_id"]
         assert sent["end_to_end_id"].startswith("E" + rt.settings.ispb)
@@ -183,12 +208,17 @@ class TestOurCharges:
         async with rt.db.connection() as conn:
             assert await conn.fetchval("SELECT status FROM charges") == "CONFIRMED"
             events = await conn.fetch("SELECT account_id, type FROM events ORDER BY id")
-            books = {r["book"]: r["total"] for r in await conn.fetch(
-                "SELECT book, sum(amount) AS total FROM ledger_postings "
-                "WHERE account_id IS NULL GROUP BY book")}
+            books = {
+                r["book"]: r["total"]
+                for r in await conn.fetch(
+                    "SELECT book, sum(amount) AS total FROM ledger_postings "
+                    "WHERE account_id IS NULL GROUP BY book"
+                )
+            }
             assert await verify.problems(conn) == []
         assert sorted((e["account_id"], e["type"]) for e in events) == sorted(
-            [(receiver.account_id, "cash_in"), (payer.account_id, "cash_out")])
+            [(receiver.account_id, "cash_in"), (payer.account_id, "cash_out")]
+        )
         assert books["settlement"] == 0  # out of the payer, back in to the receiver
         assert books["fees"] == 25 + 40
         assert await drain(rt) == 0  # nothing left to settle
@@ -209,11 +239,13 @@ class TestOurCharges:
         payer = await make_account(rt, balance="50.00")
         receiver_headers = await bearer(client, receiver)
         charge = await create_charge(client, receiver_headers, value="10.00")
-        paid = await client.post(PAY, json={"pixCode": charge["pixCode"], "payer": PAYER},
-                                 headers=receiver_headers)
+        paid = await client.post(
+            PAY, json={"pixCode": charge["pixCode"], "payer": PAYER}, headers=receiver_headers
+        )
         assert paid.status_code == 201
-        response = await client.post(PATH, json=qr(charge["pixCode"], "10.00"),
-                                     headers=await bearer(client, payer))
+        response = await client.post(
+            PATH, json=qr(charge["pixCode"], "10.00"), headers=await bearer(client, payer)
+        )
         assert response.status_code == 400
         assert "already paid" in response.json()["message"]
         assert await balance(rt, payer.account_id) == (5000, 0)
@@ -226,8 +258,9 @@ class TestOurCharges:
         receiver = await make_account(rt)
         payer = await make_account(rt, balance="9.99")
         charge = await create_charge(client, await bearer(client, receiver), value="10.00")
-        response = await client.post(PATH, json=qr(charge["pixCode"], "10.00"),
-                                     headers=await bearer(client, payer))
+        response = await client.post(
+            PATH, json=qr(charge["pixCode"], "10.00"), headers=await bearer(client, payer)
+        )
         assert response.status_code == 400
         async with rt.db.connection() as conn:
             assert await conn.fetchval("SELECT status FROM charges") == "PENDING"
@@ -240,11 +273,13 @@ class TestOurCharges:
         charge = await create_charge(client, await bearer(client, receiver), value="10.00")
         payers = [await make_account(rt, balance="20.00") for _ in range(4)]
         headers = [await bearer(client, p) for p in payers]
-        sandbox = client.post(PAY, json={"pixCode": charge["pixCode"], "payer": PAYER},
-                              headers=headers[0])
-        responses = await asyncio.gather(sandbox, *(
-            client.post(PATH, json=qr(charge["pixCode"], "10.00"), headers=h) for h in headers
-        ))
+        sandbox = client.post(
+            PAY, json={"pixCode": charge["pixCode"], "payer": PAYER}, headers=headers[0]
+        )
+        responses = await asyncio.gather(
+            sandbox,
+            *(client.post(PATH, json=qr(charge["pixCode"], "10.00"), headers=h) for h in headers),
+        )
         assert sum(r.status_code == 201 for r in responses) == 1
         assert all(r.status_code in (201, 400, 409) for r in responses)
         assert await balance(rt, receiver.account_id) == (1000, 0)

@@ -37,8 +37,11 @@ async def setup(rt: Runtime, client: httpx.AsyncClient) -> dict[str, str]:
 
 
 async def pay(client: httpx.AsyncClient, headers: dict[str, str], code: str) -> httpx.Response:
-    return await client.post("/sandbox/pix/pay", headers=headers, json={
-        "pixCode": code, "payer": {"name": "Pagador", "document": CPF}})
+    return await client.post(
+        "/sandbox/pix/pay",
+        headers=headers,
+        json={"pixCode": code, "payer": {"name": "Pagador", "document": CPF}},
+    )
 
 
 class TestCreate:
@@ -75,26 +78,30 @@ class TestCreate:
 
     async def test_reused_txid_is_409(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         headers = await setup(rt, client)
-        assert (await client.put(f"/cob/{TXID}", headers=headers, json=cob_body())).status_code \
-            == 201
+        assert (
+            await client.put(f"/cob/{TXID}", headers=headers, json=cob_body())
+        ).status_code == 201
         again = await client.put(f"/cob/{TXID}", headers=headers, json=cob_body())
         assert again.status_code == 409
         assert set(again.json()) == {"statusCode", "message", "error"}
 
-    @pytest.mark.parametrize(("txid", "body"), [
-        ("short123", cob_body()),
-        ("a" * 36, cob_body()),
-        ("a" * 25 + "-" + "b" * 4, cob_body()),
-        (TXID, cob_body(devedor={"cpf": "12345678900", "nome": "X"})),
-        (TXID, cob_body(devedor={"cnpj": "11222333000180", "nome": "X"})),
-        (TXID, cob_body(devedor={"cpf": CPF})),
-        (TXID, cob_body(valor={"original": "10"})),
-        (TXID, cob_body(valor={"original": "10.001"})),
-        (TXID, cob_body(valor={"original": "0.00"})),
-        (TXID, cob_body(chave="x" * 78)),
-        (TXID, cob_body(solicitacaoPagador="x" * 141)),
-        (TXID, {k: v for k, v in cob_body().items() if k != "calendario"}),
-    ])
+    @pytest.mark.parametrize(
+        ("txid", "body"),
+        [
+            ("short123", cob_body()),
+            ("a" * 36, cob_body()),
+            ("a" * 25 + "-" + "b" * 4, cob_body()),
+            (TXID, cob_body(devedor={"cpf": "12345678900", "nome": "X"})),
+            (TXID, cob_body(devedor={"cnpj": "11222333000180", "nome": "X"})),
+            (TXID, cob_body(devedor={"cpf": CPF})),
+            (TXID, cob_body(valor={"original": "10"})),
+            (TXID, cob_body(valor={"original": "10.001"})),
+            (TXID, cob_body(valor={"original": "0.00"})),
+            (TXID, cob_body(chave="x" * 78)),
+            (TXID, cob_body(solicitacaoPagador="x" * 141)),
+            (TXID, {k: v for k, v in cob_body().items() if k != "calendario"}),
+        ],
+    )
     async def test_bad_input_is_400_and_creates_nothing(
         self, rt: Runtime, client: httpx.AsyncClient, txid: str, body: dict[str, Any]
     ) -> None:
@@ -118,8 +125,9 @@ class TestReadAndRevise:
         assert read.json() == created
         other = await bearer(client, await make_account(rt, name="Outra"))
         assert (await client.get(f"/cob/{TXID}", headers=other)).status_code == 404
-        patched = await client.patch(f"/cob/{TXID}", headers=other,
-                                     json={"solicitacaoPagador": "x"})
+        patched = await client.patch(
+            f"/cob/{TXID}", headers=other, json={"solicitacaoPagador": "x"}
+        )
         assert patched.status_code == 404
         assert (await client.get(f"/cob/{'z' * 30}", headers=headers)).status_code == 404
 
@@ -128,8 +136,11 @@ class TestReadAndRevise:
     ) -> None:
         headers = await setup(rt, client)
         created = (await client.put(f"/cob/{TXID}", headers=headers, json=cob_body())).json()
-        revised = await client.patch(f"/cob/{TXID}", headers=headers, json={
-            "valor": {"original": "200.00"}, "solicitacaoPagador": "Pedido 43"})
+        revised = await client.patch(
+            f"/cob/{TXID}",
+            headers=headers,
+            json={"valor": {"original": "200.00"}, "solicitacaoPagador": "Pedido 43"},
+        )
         assert revised.status_code == 200, revised.text
         body = revised.json()
         assert body["revisao"] == 1
@@ -137,10 +148,13 @@ class TestReadAndRevise:
         assert body["solicitacaoPagador"] == "Pedido 43"
         assert body["devedor"] == created["devedor"]
         assert body["location"] != created["location"]
-        assert brcode.decode(body["location"]).location_url == brcode.decode(
-            created["location"]).location_url
-        again = await client.patch(f"/cob/{TXID}", headers=headers,
-                                   json={"calendario": {"expiracao": 7200}})
+        assert (
+            brcode.decode(body["location"]).location_url
+            == brcode.decode(created["location"]).location_url
+        )
+        again = await client.patch(
+            f"/cob/{TXID}", headers=headers, json={"calendario": {"expiracao": 7200}}
+        )
         assert again.json()["revisao"] == 2
         assert again.json()["calendario"]["expiracao"] == 7200
 
@@ -149,16 +163,19 @@ class TestReadAndRevise:
     ) -> None:
         headers = await setup(rt, client)
         created = (await client.put(f"/cob/{TXID}", headers=headers, json=cob_body())).json()
-        cancelled = await client.patch(f"/cob/{TXID}", headers=headers,
-                                       json={"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"})
+        cancelled = await client.patch(
+            f"/cob/{TXID}", headers=headers, json={"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}
+        )
         assert cancelled.json()["status"] == "REMOVIDA_PELO_USUARIO_RECEBEDOR"
-        refused = await client.patch(f"/cob/{TXID}", headers=headers,
-                                     json={"solicitacaoPagador": "x"})
+        refused = await client.patch(
+            f"/cob/{TXID}", headers=headers, json={"solicitacaoPagador": "x"}
+        )
         assert refused.status_code == 400
         payment = await pay(client, headers, created["location"])
         assert payment.status_code == 409
-        assert (await client.get("/accounts/balances", headers=headers)).json()[
-            "data"][0]["balanceAmount"]["available"] == 0
+        assert (await client.get("/accounts/balances", headers=headers)).json()["data"][0][
+            "balanceAmount"
+        ]["available"] == 0
 
 
 class TestPaymentAndExpiry:
@@ -177,8 +194,11 @@ class TestPaymentAndExpiry:
 
     async def test_cob_expiring_unread(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         headers = await setup(rt, client)
-        created = (await client.put(f"/cob/{TXID}", headers=headers, json=cob_body(
-            calendario={"expiracao": 120}))).json()
+        created = (
+            await client.put(
+                f"/cob/{TXID}", headers=headers, json=cob_body(calendario={"expiracao": 120})
+            )
+        ).json()
         clock = FixedClock(rt.clock.now())
         rt.clock = clock
         clock.advance(seconds=121)
@@ -188,7 +208,8 @@ class TestPaymentAndExpiry:
         async with rt.db.connection() as conn:
             stored = await conn.fetchrow("SELECT status FROM charges WHERE txid = $1", TXID)
             payment = await conn.fetchrow(
-                "SELECT status, error_code FROM transactions WHERE kind = 'cob'")
+                "SELECT status, error_code FROM transactions WHERE kind = 'cob'"
+            )
         assert stored["status"] == "REMOVIDA_PELO_PSP"
         assert (payment["status"], payment["error_code"]) == ("ERROR", "PAYMENT_EXPIRED")
         read = (await client.get(f"/cob/{TXID}", headers=headers)).json()
@@ -199,8 +220,9 @@ class TestPaymentAndExpiry:
         self, rt: Runtime, client: httpx.AsyncClient
     ) -> None:
         headers = await setup(rt, client)
-        await client.put(f"/cob/{TXID}", headers=headers,
-                         json=cob_body(calendario={"expiracao": 120}))
+        await client.put(
+            f"/cob/{TXID}", headers=headers, json=cob_body(calendario={"expiracao": 120})
+        )
         rt.clock = FixedClock(rt.clock.now() + timedelta(seconds=200))
         read = (await client.get(f"/cob/{TXID}", headers=headers)).json()
         assert read["status"] == "REMOVIDA_PELO_PSP"
@@ -249,12 +271,18 @@ class TestLocation:
         self, rt: Runtime, client: httpx.AsyncClient
     ) -> None:
         headers = await setup(rt, client)
-        created = await client.post("/api/pix/cash-in", headers=headers, json={
-            "transaction": {"value": 15, "description": "Pedido", "externalId": "ci-1"},
-            "payer": {"fullName": "Fulano", "document": CPF}})
+        created = await client.post(
+            "/api/pix/cash-in",
+            headers=headers,
+            json={
+                "transaction": {"value": 15, "description": "Pedido", "externalId": "ci-1"},
+                "payer": {"fullName": "Fulano", "document": CPF},
+            },
+        )
         assert created.status_code == 201, created.text
         token = await self._location_token(created.json()["pixCode"])
         response = await client.get(f"/loc/{token}")
         assert response.status_code == 200
         assert jwt.decode(response.text, options={"verify_signature": False})["valor"] == {
-            "original": "15.00"}
+            "original": "15.00"
+        }

@@ -123,7 +123,8 @@ async def test_transfer_holds_then_settles_with_section_3_balances(
     assert row["details"]["paymentFlow"] == "rent"
     assert row["description"] == "aluguel"
     events = await count(
-        rt, "SELECT count(*) FROM events WHERE transaction_id = $1 AND type = 'cash_out'",
+        rt,
+        "SELECT count(*) FROM events WHERE transaction_id = $1 AND type = 'cash_out'",
         body["id"],
     )
     assert events == 1
@@ -294,8 +295,13 @@ async def test_valid_key_formats_reach_the_dict(
     rt: Runtime, client: httpx.AsyncClient, payer: dict[str, str]
 ) -> None:
     """Each DICT key type is accepted; unregistered ones answer 422, not 400."""
-    for pix_key in (HOLDER_CPF, "11222333000181", "12ABC34501DE35", "+5511999998888",
-                    str(uuid.uuid4())):
+    for pix_key in (
+        HOLDER_CPF,
+        "11222333000181",
+        "12ABC34501DE35",
+        "+5511999998888",
+        str(uuid.uuid4()),
+    ):
         response = await post_transfer(client, payer, transfer_body(pixKey=pix_key))
         assert response.status_code == 422, (pix_key, response.text)
 
@@ -303,9 +309,7 @@ async def test_valid_key_formats_reach_the_dict(
 async def test_destination_ispb_in_ispb_deny_is_422(
     rt: Runtime, client: httpx.AsyncClient, payer: dict[str, str]
 ) -> None:
-    response = await post_transfer(
-        client, payer, transfer_body(ispbDeny=["00000001", HOLDER_ISPB])
-    )
+    response = await post_transfer(client, payer, transfer_body(ispbDeny=["00000001", HOLDER_ISPB]))
 
     assert response.status_code == 422
     assert set(response.json()) == {"statusCode", "message", "error"}

@@ -92,11 +92,13 @@ async def seed(
     """One account with a cob, a paid and an open cash-in charge, a cash-out, a PIX received,
     a sandbox DICT key and two webhook URLs, and another account holding the DICT key of the
     documented examples, all made through the API."""
-    rt.settings = rt.settings.model_copy(update={
-        "allow_insecure_webhooks": True,  # the seeded receiver is http on loopback
-        "webhook_api_enabled": True,  # so POST/GET /api/webhooks reach the database
-        "token_rate_limit": "100000/minute",  # so token requests reach the credential checks
-    })
+    rt.settings = rt.settings.model_copy(
+        update={
+            "allow_insecure_webhooks": True,  # the seeded receiver is http on loopback
+            "webhook_api_enabled": True,  # so POST/GET /api/webhooks reach the database
+            "token_rate_limit": "100000/minute",  # so token requests reach the credential checks
+        }
+    )
     account = await make_account(rt, balance="100000")
     headers = await bearer(client, account)
     receiver = f"http://{RECEIVER_HOST}:{reserved_port}/hook"
@@ -110,34 +112,58 @@ async def seed(
 
     for event_type in ("cash_in", "cash_out"):
         await post("/api/webhooks", {"url": receiver, "eventType": event_type})
-    cob = await client.put(f"/cob/{TXID}", headers=headers, json={
-        "calendario": {"expiracao": 86400}, "valor": {"original": "10.00"},
-        "devedor": {"cpf": CPF, "nome": "Fulano"}})
+    cob = await client.put(
+        f"/cob/{TXID}",
+        headers=headers,
+        json={
+            "calendario": {"expiracao": 86400},
+            "valor": {"original": "10.00"},
+            "devedor": {"cpf": CPF, "nome": "Fulano"},
+        },
+    )
     assert cob.status_code == 201, cob.text
 
     def cash_in(external_id: str) -> dict[str, Any]:
-        return {"transaction": {"value": 25, "description": "fuzz", "externalId": external_id},
-                "payer": {"fullName": "Fulano", "document": CPF}}
+        return {
+            "transaction": {"value": 25, "description": "fuzz", "externalId": external_id},
+            "payer": {"fullName": "Fulano", "document": CPF},
+        }
 
     paid = await post("/api/pix/cash-in", cash_in("fuzz-paid"))
     await post("/api/pix/cash-in", cash_in("fuzz-open"))
     await post("/sandbox/pix/pay", {"pixCode": paid["pixCode"], "payer": payer})
     received = await post("/sandbox/pix/incoming", {"value": 5, "payer": payer})
-    sent = await post("/api/pix/cash-out", {
-        "value": 3, "externalId": "fuzz-out", "description": "fuzz",
-        "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano", "document": CPF}})
-    key = {"keyType": "EMAIL", "name": "Fulano", "document": CPF, "ispb": "60701190",
-           "bankName": "Banco", "branch": "0001", "accountNumber": "1"}
+    sent = await post(
+        "/api/pix/cash-out",
+        {
+            "value": 3,
+            "externalId": "fuzz-out",
+            "description": "fuzz",
+            "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano", "document": CPF},
+        },
+    )
+    key = {
+        "keyType": "EMAIL",
+        "name": "Fulano",
+        "document": CPF,
+        "ispb": "60701190",
+        "bankName": "Banco",
+        "branch": "0001",
+        "accountNumber": "1",
+    }
     await post("/sandbox/dict/keys", {**key, "key": "fuzz@example.com"})
     # The documented example key belongs to someone else: registering it again is a 409,
     # and a transfer to it reaches the DICT and another account.
     other = await bearer(client, await make_account(rt, name="Outra Loja"))
-    registered = await client.post("/sandbox/dict/keys", headers=other,
-                                   json={**key, "key": "maria@example.com"})
+    registered = await client.post(
+        "/sandbox/dict/keys", headers=other, json={**key, "key": "maria@example.com"}
+    )
     assert registered.status_code == 201, registered.text
     async with rt.db.connection() as conn:
-        locations = [r["location_token"] for r in await conn.fetch(
-            "SELECT location_token FROM charges ORDER BY id")]
+        locations = [
+            r["location_token"]
+            for r in await conn.fetch("SELECT location_token FROM charges ORDER BY id")
+        ]
         event = await conn.fetchval("SELECT min(id) FROM events")
     return Seed(
         headers=headers,
@@ -146,7 +172,11 @@ async def seed(
             "token": locations,
             "pixKey": [EVP],
             "transactionIdentifier": [
-                received["transactionId"], sent["transactionId"], "fuzz-out", f"evt_{event}"],
+                received["transactionId"],
+                sent["transactionId"],
+                "fuzz-out",
+                f"evt_{event}",
+            ],
         },
     )
 
@@ -160,7 +190,8 @@ def with_examples(document: dict[str, Any], seed: Seed) -> dict[str, Any]:
                 values = seed.examples.get(parameter["name"])
                 if values:
                     parameter["examples"] = {
-                        f"seeded{i}": {"value": value} for i, value in enumerate(values)}
+                        f"seeded{i}": {"value": value} for i, value in enumerate(values)
+                    }
     return document
 
 
@@ -203,15 +234,19 @@ def provider_unavailable_by_design(case: schemathesis.Case, response: Any) -> bo
 def test_every_operation_answers_as_documented(case: schemathesis.Case, seed: Seed) -> None:
     response = case.call(headers=seed.headers)
     excluded = [not_a_server_error] if provider_unavailable_by_design(case, response) else []
-    case.validate_response(
-        response, checks=CHECKS, excluded_checks=excluded, headers=seed.headers)
+    case.validate_response(response, checks=CHECKS, excluded_checks=excluded, headers=seed.headers)
 
 
 def test_the_sweep_sees_every_operation(rt: Runtime) -> None:
     """Every route but the docs page is in the document the sweep reads: none escapes it."""
     app = create_app(rt.settings)
-    operations = {(method, path) for path, item in app.openapi()["paths"].items()
-                  for method in item}
-    routes = {(method.lower(), route.path_format) for route in iter_route_contexts(app.routes)
-              if isinstance(route.original_route, APIRoute) for method in route.methods or ()}
+    operations = {
+        (method, path) for path, item in app.openapi()["paths"].items() for method in item
+    }
+    routes = {
+        (method.lower(), route.path_format)
+        for route in iter_route_contexts(app.routes)
+        if isinstance(route.original_route, APIRoute)
+        for method in route.methods or ()
+    }
     assert routes - {("get", "/docs")} == operations

@@ -25,8 +25,17 @@ CPF = "52998224725"
 EVP = "123e4567-e12b-42d3-a456-426614174000"
 TXID = "a" * 10 + "B" * 10 + "1234567890"
 NUL = "\u0000"
-ENVELOPE = {"statusCode", "timestamp", "path", "method", "code", "message", "userMessage",
-            "errorId", "error"}
+ENVELOPE = {
+    "statusCode",
+    "timestamp",
+    "path",
+    "method",
+    "code",
+    "message",
+    "userMessage",
+    "errorId",
+    "error",
+}
 
 
 def assert_envelope_400(response: httpx.Response, field: str) -> None:
@@ -50,7 +59,9 @@ def assert_general_400(response: httpx.Response, field: str) -> None:
 
 def cash_out(**changes: Any) -> dict[str, Any]:
     body: dict[str, Any] = {
-        "value": 10, "externalId": f"ext-{uuid.uuid4()}", "description": "pagamento",
+        "value": 10,
+        "externalId": f"ext-{uuid.uuid4()}",
+        "description": "pagamento",
         "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano", "document": CPF},
     }
     return body | changes
@@ -75,8 +86,9 @@ class TestNulInBodies:
     async def test_full_envelope_names_the_field_and_writes_nothing(
         self, rt: Runtime, client: httpx.AsyncClient, headers: dict[str, str]
     ) -> None:
-        body = cash_out(details={"key": EVP, "keyType": "RANDOM", "name": f"Ful{NUL}ano",
-                                 "document": CPF})
+        body = cash_out(
+            details={"key": EVP, "keyType": "RANDOM", "name": f"Ful{NUL}ano", "document": CPF}
+        )
         response = await client.post("/api/pix/cash-out", json=body, headers=headers)
         assert_envelope_400(response, "details.name")
         assert await rows(rt, "transactions") == 0
@@ -84,30 +96,43 @@ class TestNulInBodies:
     async def test_the_first_field_in_document_order_is_named(
         self, client: httpx.AsyncClient, headers: dict[str, str]
     ) -> None:
-        body = {"transaction": {"value": 1, "description": f"d{NUL}", "externalId": f"e{NUL}"},
-                "payer": {"fullName": f"f{NUL}", "document": CPF}}
+        body = {
+            "transaction": {"value": 1, "description": f"d{NUL}", "externalId": f"e{NUL}"},
+            "payer": {"fullName": f"f{NUL}", "document": CPF},
+        }
         response = await client.post("/api/pix/cash-in", json=body, headers=headers)
         assert_envelope_400(response, "transaction.description")
 
     async def test_a_key_of_an_object(
         self, client: httpx.AsyncClient, headers: dict[str, str]
     ) -> None:
-        body = {"transaction": {"value": 1, "description": "d", "externalId": "e"},
-                "payer": {"fullName": "f", "document": CPF}, "additionalInfo": {f"k{NUL}": "v"}}
+        body = {
+            "transaction": {"value": 1, "description": "d", "externalId": "e"},
+            "payer": {"fullName": "f", "document": CPF},
+            "additionalInfo": {f"k{NUL}": "v"},
+        }
         response = await client.post("/api/pix/cash-in", json=body, headers=headers)
         assert_envelope_400(response, "additionalInfo.k\\u0000")
 
     async def test_simple_body_family_and_array_items(
         self, rt: Runtime, client: httpx.AsyncClient, headers: dict[str, str]
     ) -> None:
-        cob = {"calendario": {"expiracao": 3600}, "valor": {"original": "1.00"},
-               "infoAdicionais": [{"nome": "ok", "valor": "ok"}, {"nome": f"n{NUL}", "valor": "v"}]}
-        assert_simple_400(await client.put(f"/cob/{TXID}", json=cob, headers=headers),
-                          "infoAdicionais.1.nome")
-        transfer = {"pixKey": "a@b.com", "payment": {"currency": "BRL", "amount": 1},
-                    "paymentFlow": f"p{NUL}"}
-        response = await client.post("/dict/pix", json=transfer, headers={
-            **headers, "x-idempotency-key": str(uuid.uuid4())})
+        cob = {
+            "calendario": {"expiracao": 3600},
+            "valor": {"original": "1.00"},
+            "infoAdicionais": [{"nome": "ok", "valor": "ok"}, {"nome": f"n{NUL}", "valor": "v"}],
+        }
+        assert_simple_400(
+            await client.put(f"/cob/{TXID}", json=cob, headers=headers), "infoAdicionais.1.nome"
+        )
+        transfer = {
+            "pixKey": "a@b.com",
+            "payment": {"currency": "BRL", "amount": 1},
+            "paymentFlow": f"p{NUL}",
+        }
+        response = await client.post(
+            "/dict/pix", json=transfer, headers={**headers, "x-idempotency-key": str(uuid.uuid4())}
+        )
         assert_simple_400(response, "paymentFlow")
         assert await rows(rt, "charges") == 0
 
@@ -126,19 +151,26 @@ class TestNulInBodies:
         self, client: httpx.AsyncClient, headers: dict[str, str]
     ) -> None:
         raw = json.dumps(cash_out(description=f"a{NUL}b")).encode("utf-16")
-        response = await client.post("/api/pix/cash-out", content=raw, headers={
-            **headers, "Content-Type": "application/json"})
+        response = await client.post(
+            "/api/pix/cash-out",
+            content=raw,
+            headers={**headers, "Content-Type": "application/json"},
+        )
         assert_envelope_400(response, "description")
 
     @pytest.mark.parametrize("depth", [900, 100_000])
     @pytest.mark.parametrize("content_type", [{"Content-Type": "application/json"}, {}])
     async def test_deep_nesting_is_a_400_not_a_crash(
-        self, client: httpx.AsyncClient, headers: dict[str, str], depth: int,
+        self,
+        client: httpx.AsyncClient,
+        headers: dict[str, str],
+        depth: int,
         content_type: dict[str, str],
     ) -> None:
         raw = "[" * depth + '"\\u0000"' + "]" * depth
-        response = await client.post("/api/pix/cash-out", content=raw,
-                                     headers={**headers, **content_type})
+        response = await client.post(
+            "/api/pix/cash-out", content=raw, headers={**headers, **content_type}
+        )
         assert response.status_code == 400, response.text
 
     async def test_an_escaped_backslash_before_u0000_is_text_not_nul(
@@ -156,23 +188,27 @@ class TestNulInParametersAndHeaders:
     async def test_path_parameters(
         self, client: httpx.AsyncClient, headers: dict[str, str]
     ) -> None:
-        assert_general_400(await client.post("/api/resend-webhook/a%00b", headers=headers),
-                           "transactionIdentifier")
+        assert_general_400(
+            await client.post("/api/resend-webhook/a%00b", headers=headers), "transactionIdentifier"
+        )
         assert_general_400(
             await client.get("/api/pix/transactions/pix-key/a%00%40b.com", headers=headers),
-            "pixKey")
+            "pixKey",
+        )
 
     async def test_query_parameters(
         self, client: httpx.AsyncClient, headers: dict[str, str]
     ) -> None:
         for name in ("externalId", "endToEndId"):
-            response = await client.get("/api/transactions", params={name: f"x{NUL}"},
-                                        headers=headers)
+            response = await client.get(
+                "/api/transactions", params={name: f"x{NUL}"}, headers=headers
+            )
             assert_general_400(response, name)
 
     async def test_headers(self, client: httpx.AsyncClient, headers: dict[str, str]) -> None:
-        response = await client.post("/dict/pix", json={}, headers={
-            **headers, "x-idempotency-key": f"{uuid.uuid4()}{NUL}"})
+        response = await client.post(
+            "/dict/pix", json={}, headers={**headers, "x-idempotency-key": f"{uuid.uuid4()}{NUL}"}
+        )
         assert_simple_400(response, "x-idempotency-key")
 
 
@@ -196,8 +232,9 @@ class TestResendIdentifiers:
 
 
 class TestOverflow:
-    @pytest.mark.parametrize("path", [
-        "/api/transactions", "/api/pix/transactions/pix-key/a@b.com", "/api/events"])
+    @pytest.mark.parametrize(
+        "path", ["/api/transactions", "/api/pix/transactions/pix-key/a@b.com", "/api/events"]
+    )
     async def test_huge_page_is_400_and_the_largest_page_is_empty(
         self, client: httpx.AsyncClient, headers: dict[str, str], path: str
     ) -> None:
@@ -208,10 +245,13 @@ class TestOverflow:
         assert largest.status_code == 200, largest.text
         assert largest.json()["data"] == []
 
-    @pytest.mark.parametrize("params", [
-        {"startDate": "9999-12-30", "endDate": "9999-12-31"},
-        {"endDate": "0001-01-05"},
-    ])
+    @pytest.mark.parametrize(
+        "params",
+        [
+            {"startDate": "9999-12-30", "endDate": "9999-12-31"},
+            {"endDate": "0001-01-05"},
+        ],
+    )
     async def test_statement_dates_at_the_ends_of_the_calendar(
         self, client: httpx.AsyncClient, headers: dict[str, str], params: dict[str, str]
     ) -> None:
@@ -222,12 +262,17 @@ class TestOverflow:
         self, client: httpx.AsyncClient, headers: dict[str, str]
     ) -> None:
         for value in ("0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"):
-            response = await client.get("/api/events", params={"startDate": value},
-                                        headers=headers)
+            response = await client.get("/api/events", params={"startDate": value}, headers=headers)
             assert_general_error(response, 400, "HTTP_ERROR")
-        response = await client.post("/sandbox/pix/incoming", headers=headers, json={
-            "value": 1, "payer": {"name": "n", "document": CPF},
-            "paidAt": "0001-01-01T00:00:00+14:00"})
+        response = await client.post(
+            "/sandbox/pix/incoming",
+            headers=headers,
+            json={
+                "value": 1,
+                "payer": {"name": "n", "document": CPF},
+                "paidAt": "0001-01-01T00:00:00+14:00",
+            },
+        )
         assert_general_error(response, 400, "HTTP_ERROR")
 
 
@@ -241,11 +286,15 @@ async def test_an_unexpected_error_answers_in_the_family_of_its_route(
     monkeypatch.setattr(transactions, "statement", broken)
     response = await client.get("/accounts/balances", headers=headers)
     assert response.status_code == 500
-    assert response.json() == {"statusCode": 500, "message": "Internal server error",
-                               "error": "Internal Server Error"}
+    assert response.json() == {
+        "statusCode": 500,
+        "message": "Internal server error",
+        "error": "Internal Server Error",
+    }
     assert response.headers["x-request-id"]
-    assert_general_error(await client.get("/api/transactions", headers=headers), 500,
-                         "INTERNAL_ERROR")
+    assert_general_error(
+        await client.get("/api/transactions", headers=headers), 500, "INTERNAL_ERROR"
+    )
 
 
 def test_an_unexpected_error_keeps_the_connection_open(
@@ -254,11 +303,16 @@ def test_an_unexpected_error_keeps_the_connection_open(
     """A real `pixgate serve`: an unknown time zone (a misconfiguration) makes the statement
     raise ZoneInfoNotFoundError, the kind of exception no handler expects. The client gets
     the general envelope's 500, and its next request goes over the same connection."""
-    with serving(database_url, timezone="Nowhere/Atlantis") as base, \
-            httpx.Client(base_url=base) as client:
+    with (
+        serving(database_url, timezone="Nowhere/Atlantis") as base,
+        httpx.Client(base_url=base) as client,
+    ):
         certificate = {"X-SSL-Client-Cert": cert_header(account.certificate_pem)}
-        token = client.post("/api/auth/token", headers=certificate, json={
-            "clientId": account.client_id, "clientSecret": account.client_secret})
+        token = client.post(
+            "/api/auth/token",
+            headers=certificate,
+            json={"clientId": account.client_id, "clientSecret": account.client_secret},
+        )
         assert token.status_code == 201, token.text
         headers = {"Authorization": f"Bearer {token.json()['access_token']}", **certificate}
         crashed = client.get("/api/transactions", headers=headers)
@@ -332,8 +386,7 @@ async def test_nul_in_every_string_of_every_documented_operation(
                 if parameter["in"] == "query":
                     cases.append((name, {"url": url, "params": {name: f"a{NUL}"}}))
                 elif parameter["in"] == "path":
-                    cases.append((name, {"url": template.format(
-                        **{**PATH_VALUES, name: "a%00"})}))
+                    cases.append((name, {"url": template.format(**{**PATH_VALUES, name: "a%00"})}))
             for field, request in cases:
                 response = await client.request(method, headers=sent, **request)
                 assert response.status_code == 400, (method, template, field, response.text)

@@ -96,56 +96,144 @@ async def build_world(rt: Runtime, client: httpx.AsyncClient, receiver: Receiver
     ah, bh = await bearer(client, a), await bearer(client, b)
     tag = uuid.uuid4().hex[:10]
     world = World(
-        rt, client, receiver, a, b, ah, bh, hook_secret=f"alfa-hook-{tag}",
+        rt,
+        client,
+        receiver,
+        a,
+        b,
+        ah,
+        bh,
+        hook_secret=f"alfa-hook-{tag}",
         idempotency_key=str(uuid.uuid4()),
         dict_body={"pixKey": A_KEY, "payment": {"currency": "BRL", "amount": 8.51}},
     )
     for event, path in (("cash_out", "/alfa-out"), ("cash_in", "/alfa-in")):
-        added = await _created(client.post("/api/webhooks", headers=ah, json={
-            "url": receiver.url(path), "eventType": event,
-            "headers": [{"key": "X-Alfa-Token", "value": world.hook_secret}]}), 200)
+        added = await _created(
+            client.post(
+                "/api/webhooks",
+                headers=ah,
+                json={
+                    "url": receiver.url(path),
+                    "eventType": event,
+                    "headers": [{"key": "X-Alfa-Token", "value": world.hook_secret}],
+                },
+            ),
+            200,
+        )
         assert added["success"] is True
-    await _created(client.post("/sandbox/dict/keys", headers=ah, json={
-        "key": A_KEY, "keyType": "EMAIL", "name": HOLDER, "document": CPF, "ispb": "60701190",
-        "bankName": "Banco Alfa Destino", "branch": "0001", "accountNumber": "7777-1"}))
-    cash_out = await _created(client.post("/api/pix/cash-out", headers=ah, json={
-        "value": "13.37", "externalId": f"alfa-cashout-{tag}", "description": "Pedido Alfa Saque",
-        "details": {"key": A_KEY, "keyType": "EMAIL", "name": HOLDER, "document": CPF}}))
+    await _created(
+        client.post(
+            "/sandbox/dict/keys",
+            headers=ah,
+            json={
+                "key": A_KEY,
+                "keyType": "EMAIL",
+                "name": HOLDER,
+                "document": CPF,
+                "ispb": "60701190",
+                "bankName": "Banco Alfa Destino",
+                "branch": "0001",
+                "accountNumber": "7777-1",
+            },
+        )
+    )
+    cash_out = await _created(
+        client.post(
+            "/api/pix/cash-out",
+            headers=ah,
+            json={
+                "value": "13.37",
+                "externalId": f"alfa-cashout-{tag}",
+                "description": "Pedido Alfa Saque",
+                "details": {"key": A_KEY, "keyType": "EMAIL", "name": HOLDER, "document": CPF},
+            },
+        )
+    )
     charges = {}
     for role, value, payer in (("paid", "21.43", "Paga"), ("open", "24.68", "Aberta")):
-        charges[role] = await _created(client.post("/api/pix/cash-in", headers=ah, json={
-            "transaction": {"value": value, "description": f"Cobranca Alfa {payer}",
-                            "externalId": f"alfa-cashin-{role}-{tag}"},
-            "payer": {"fullName": f"Devedor Alfa {payer}", "document": CPF}}))
-    await _created(client.post("/sandbox/pix/pay", headers=ah, json={
-        "pixCode": charges["paid"]["pixCode"], "payer": {"name": "Quem Pagou Alfa",
-                                                         "document": CPF}}))
+        charges[role] = await _created(
+            client.post(
+                "/api/pix/cash-in",
+                headers=ah,
+                json={
+                    "transaction": {
+                        "value": value,
+                        "description": f"Cobranca Alfa {payer}",
+                        "externalId": f"alfa-cashin-{role}-{tag}",
+                    },
+                    "payer": {"fullName": f"Devedor Alfa {payer}", "document": CPF},
+                },
+            )
+        )
+    await _created(
+        client.post(
+            "/sandbox/pix/pay",
+            headers=ah,
+            json={
+                "pixCode": charges["paid"]["pixCode"],
+                "payer": {"name": "Quem Pagou Alfa", "document": CPF},
+            },
+        )
+    )
     txid = f"alfacob{tag}{'0' * 12}"
-    await _created(client.put(f"/cob/{txid}", headers=ah, json={
-        "calendario": {"expiracao": 3600}, "devedor": {"cpf": CPF, "nome": "Devedor Alfa Cob"},
-        "valor": {"original": "34.59"}, "chave": A_KEY,
-        "solicitacaoPagador": "Solicitacao Alfa Cob"}))
+    await _created(
+        client.put(
+            f"/cob/{txid}",
+            headers=ah,
+            json={
+                "calendario": {"expiracao": 3600},
+                "devedor": {"cpf": CPF, "nome": "Devedor Alfa Cob"},
+                "valor": {"original": "34.59"},
+                "chave": A_KEY,
+                "solicitacaoPagador": "Solicitacao Alfa Cob",
+            },
+        )
+    )
     qr_code = encode(static(A_QR_KEY, "Recebedor Alfa QR", "Recife", 579, "ALFAQR"))
-    qr = await _created(client.post("/api/pix/cash-out-qrcode", headers=ah, json={
-        "qrCode": qr_code, "value": "5.79", "externalId": f"alfa-qr-{tag}"}))
-    dict_transfer = await _created(client.post(
-        "/dict/pix", headers={**ah, "x-idempotency-key": world.idempotency_key},
-        json=world.dict_body))
-    incoming = await _created(client.post("/sandbox/pix/incoming", headers=ah, json={
-        "value": "3.33", "payer": {"name": "Avulso Alfa Remetente", "document": CPF}}))
+    qr = await _created(
+        client.post(
+            "/api/pix/cash-out-qrcode",
+            headers=ah,
+            json={"qrCode": qr_code, "value": "5.79", "externalId": f"alfa-qr-{tag}"},
+        )
+    )
+    dict_transfer = await _created(
+        client.post(
+            "/dict/pix",
+            headers={**ah, "x-idempotency-key": world.idempotency_key},
+            json=world.dict_body,
+        )
+    )
+    incoming = await _created(
+        client.post(
+            "/sandbox/pix/incoming",
+            headers=ah,
+            json={"value": "3.33", "payer": {"name": "Avulso Alfa Remetente", "document": CPF}},
+        )
+    )
     await drain(rt)
 
     async with rt.db.connection() as conn:
-        rows = {r["transaction_id"]: dict(r) for r in await conn.fetch(
-            "SELECT * FROM transactions WHERE account_id = $1", a.account_id)}
-        charge_rows = [dict(r) for r in await conn.fetch(
-            "SELECT c.*, t.transaction_id AS payment_uuid FROM charges c "
-            "JOIN transactions t ON t.id = c.transaction_id WHERE c.account_id = $1",
-            a.account_id)]
-        events = await conn.fetch("SELECT id, type FROM events WHERE account_id = $1 ORDER BY id",
-                                  a.account_id)
-        available = await conn.fetchval("SELECT available FROM accounts WHERE id = $1",
-                                        a.account_id)
+        rows = {
+            r["transaction_id"]: dict(r)
+            for r in await conn.fetch(
+                "SELECT * FROM transactions WHERE account_id = $1", a.account_id
+            )
+        }
+        charge_rows = [
+            dict(r)
+            for r in await conn.fetch(
+                "SELECT c.*, t.transaction_id AS payment_uuid FROM charges c "
+                "JOIN transactions t ON t.id = c.transaction_id WHERE c.account_id = $1",
+                a.account_id,
+            )
+        ]
+        events = await conn.fetch(
+            "SELECT id, type FROM events WHERE account_id = $1 ORDER BY id", a.account_id
+        )
+        available = await conn.fetchval(
+            "SELECT available FROM accounts WHERE id = $1", a.account_id
+        )
     by_uuid = {str(k): v for k, v in rows.items()}
     world.tx = {
         "cash_out": by_uuid[cash_out["transactionId"]],
@@ -156,8 +244,15 @@ async def build_world(rt: Runtime, client: httpx.AsyncClient, receiver: Receiver
         "incoming": by_uuid[incoming["transactionId"]],
     }
     for charge in charge_rows:
-        role = "cob" if charge["kind"] == "cob" else next(
-            r for r in ("paid", "open") if world.tx[r]["transaction_id"] == charge["payment_uuid"])
+        role = (
+            "cob"
+            if charge["kind"] == "cob"
+            else next(
+                r
+                for r in ("paid", "open")
+                if world.tx[r]["transaction_id"] == charge["payment_uuid"]
+            )
+        )
         world.charge[role] = charge
         if role == "cob":
             world.tx["cob"] = rows[charge["payment_uuid"]]
@@ -173,11 +268,26 @@ async def build_world(rt: Runtime, client: httpx.AsyncClient, receiver: Receiver
         world.values.add(f"{Decimal(row['amount']) / 100:.2f}")
     for charge in world.charge.values():
         world.substrings |= {charge["txid"], charge["location_token"], charge["pix_code"]}
-    world.substrings |= {world.idempotency_key, world.hook_secret, a.client_id, A_NAME,
-                         "Alfa Isolamento", HOLDER, A_KEY, A_QR_KEY, "Recebedor Alfa QR",
-                         "Pedido Alfa Saque", "Devedor Alfa Paga", "Devedor Alfa Aberta",
-                         "Cobranca Alfa Paga", "Cobranca Alfa Aberta", "Quem Pagou Alfa",
-                         "Devedor Alfa Cob", "Solicitacao Alfa Cob", "Avulso Alfa Remetente"}
+    world.substrings |= {
+        world.idempotency_key,
+        world.hook_secret,
+        a.client_id,
+        A_NAME,
+        "Alfa Isolamento",
+        HOLDER,
+        A_KEY,
+        A_QR_KEY,
+        "Recebedor Alfa QR",
+        "Pedido Alfa Saque",
+        "Devedor Alfa Paga",
+        "Devedor Alfa Aberta",
+        "Cobranca Alfa Paga",
+        "Cobranca Alfa Aberta",
+        "Quem Pagou Alfa",
+        "Devedor Alfa Cob",
+        "Solicitacao Alfa Cob",
+        "Avulso Alfa Remetente",
+    }
     world.values |= {f"evt_{e['id']}" for e in events} | {f"{Decimal(available) / 100:.2f}"}
     return world
 
@@ -197,8 +307,9 @@ def _leaves(value: Any) -> Iterator[Any]:
         yield value
 
 
-def leaks(world: World, sent: str, response: httpx.Response,
-          *, allowed: frozenset[str] = frozenset()) -> list[str]:
+def leaks(
+    world: World, sent: str, response: httpx.Response, *, allowed: frozenset[str] = frozenset()
+) -> list[str]:
     """A's identifiers, names or amounts in the answer, except what B itself sent."""
     text = response.text + json.dumps(dict(response.headers))
     found = [s for s in world.substrings if s in text and s not in sent and s not in allowed]
@@ -210,8 +321,11 @@ def leaks(world: World, sent: str, response: httpx.Response,
         if isinstance(leaf, bool) or leaf is None:
             continue
         shown = f"{Decimal(str(leaf)):.2f}" if isinstance(leaf, int | float) else str(leaf)
-        if (shown in world.values or str(leaf) in world.values) and shown not in sent \
-                and shown not in allowed:
+        if (
+            (shown in world.values or str(leaf) in world.values)
+            and shown not in sent
+            and shown not in allowed
+        ):
             found.append(f"{leaf!r}")
     return found
 
@@ -221,6 +335,7 @@ async def snapshot(world: World) -> dict[str, Any]:
     a = world.a.account_id
     sections: dict[str, Any] = {}
     async with world.rt.db.connection() as conn:
+
         async def rows(name: str, sql: str, *args: Any, key: str = "id") -> list[Any]:
             found = await conn.fetch(sql, *args)
             sections[name] = {r[key]: dict(r) for r in found}
@@ -233,20 +348,30 @@ async def snapshot(world: World) -> dict[str, Any]:
         await rows("webhook_endpoints", "SELECT * FROM webhook_endpoints WHERE account_id = $1", a)
         await rows("webhook_secrets", "SELECT * FROM webhook_secrets WHERE account_id = $1", a)
         deliveries = await rows(
-            "webhook_deliveries", "SELECT * FROM webhook_deliveries WHERE account_id = $1", a)
-        await rows("webhook_attempts",
-                   "SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::bigint[])",
-                   deliveries)
+            "webhook_deliveries", "SELECT * FROM webhook_deliveries WHERE account_id = $1", a
+        )
+        await rows(
+            "webhook_attempts",
+            "SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::bigint[])",
+            deliveries,
+        )
         await rows("ledger_postings", "SELECT * FROM ledger_postings WHERE account_id = $1", a)
-        await rows("limit_usage", "SELECT * FROM limit_usage WHERE account_id = $1", a,
-                   key="bucket")
-        await rows("credentials", "SELECT * FROM credentials WHERE account_id = $1", a,
-                   key="client_id")
-        await rows("certificates", "SELECT * FROM certificates WHERE account_id = $1", a,
-                   key="fingerprint")
-        await rows("sandbox_dict_keys",
-                   "SELECT * FROM sandbox_dict_keys WHERE key = $1 OR account_id = $2",
-                   A_KEY, a, key="key")
+        await rows(
+            "limit_usage", "SELECT * FROM limit_usage WHERE account_id = $1", a, key="bucket"
+        )
+        await rows(
+            "credentials", "SELECT * FROM credentials WHERE account_id = $1", a, key="client_id"
+        )
+        await rows(
+            "certificates", "SELECT * FROM certificates WHERE account_id = $1", a, key="fingerprint"
+        )
+        await rows(
+            "sandbox_dict_keys",
+            "SELECT * FROM sandbox_dict_keys WHERE key = $1 OR account_id = $2",
+            A_KEY,
+            a,
+            key="key",
+        )
         await rows(
             "jobs",
             """SELECT * FROM jobs
@@ -254,7 +379,10 @@ async def snapshot(world: World) -> dict[str, Any]:
                   OR (args->>'charge_id')::bigint = ANY($2::bigint[])
                   OR (args->>'delivery_id')::bigint = ANY($3::bigint[])
                   OR (args->>'account_id')::bigint = $4""",
-            txs, charges, deliveries, a,
+            txs,
+            charges,
+            deliveries,
+            a,
         )
     client, ah = world.client, world.a_headers
     reads = {
@@ -316,8 +444,10 @@ class Row:
 
 def status(code: int) -> Check:
     """The route's refusal (404, or its documented not-found/refused status)."""
+
     async def check(world: World, response: httpx.Response) -> None:
         assert response.status_code == code, response.text
+
     return check
 
 
@@ -335,14 +465,21 @@ async def _owner(world: World, sql: str, value: Any) -> int:
 
 def own_transaction(code: int = 201, field_name: str = "transactionId") -> Check:
     """B got a new object of its own: the answer names a transaction of B, not of A."""
+
     async def check(world: World, response: httpx.Response) -> None:
         assert response.status_code == code, response.text
         value = response.json()[field_name]
-        sql = ("SELECT account_id FROM transactions WHERE id = $1" if field_name == "id" else
-               "SELECT account_id FROM transactions WHERE transaction_id = $1::uuid")
-        assert await _owner(world, sql, value if field_name == "id" else str(value)) \
+        sql = (
+            "SELECT account_id FROM transactions WHERE id = $1"
+            if field_name == "id"
+            else "SELECT account_id FROM transactions WHERE transaction_id = $1::uuid"
+        )
+        assert (
+            await _owner(world, sql, value if field_name == "id" else str(value))
             == world.b.account_id
+        )
         assert response.headers.get("Idempotent-Replayed") is None
+
     return check
 
 
@@ -350,15 +487,23 @@ async def own_cob(world: World, response: httpx.Response) -> None:
     assert response.status_code == 201, response.text
     body = response.json()
     assert body["txid"] == world.cob_txid and body["revisao"] == 0
-    assert await _owner(world, "SELECT account_id FROM charges WHERE id = $1",
-                        body["loc"]["id"]) == world.b.account_id
+    assert (
+        await _owner(world, "SELECT account_id FROM charges WHERE id = $1", body["loc"]["id"])
+        == world.b.account_id
+    )
 
 
 async def own_webhook(world: World, response: httpx.Response) -> None:
     assert response.status_code == 200, response.text
     assert response.json()["success"] is True and "created" in response.json()["message"]
-    assert await _owner(world, "SELECT count(*) FROM webhook_endpoints WHERE account_id = $1",
-                        world.b.account_id) == 1
+    assert (
+        await _owner(
+            world,
+            "SELECT count(*) FROM webhook_endpoints WHERE account_id = $1",
+            world.b.account_id,
+        )
+        == 1
+    )
 
 
 async def own_webhook_list(world: World, response: httpx.Response) -> None:
@@ -369,8 +514,11 @@ async def own_webhook_list(world: World, response: httpx.Response) -> None:
 async def own_balance(world: World, response: httpx.Response) -> None:
     assert response.status_code == 200, response.text
     body = response.json()
-    amounts = body["data"][0]["balanceAmount"] if "data" in body else {
-        "available": body["netBalance"], "blocked": body["blockedBalance"]}
+    amounts = (
+        body["data"][0]["balanceAmount"]
+        if "data" in body
+        else {"available": body["netBalance"], "blocked": body["blockedBalance"]}
+    )
     assert (amounts["available"], amounts["blocked"]) == (B_BALANCE, 0)
 
 
@@ -383,42 +531,65 @@ def statement(**query: Callable[[World], str]) -> Callable[[World], Call]:
 
 
 def resend(identifier: Callable[[World], Any], *, url: bool = False) -> Callable[[World], Call]:
-    return lambda w: Call(params={"transactionIdentifier": str(identifier(w))},
-                          json={"url": w.receiver.url("/beta")} if url else None)
+    return lambda w: Call(
+        params={"transactionIdentifier": str(identifier(w))},
+        json={"url": w.receiver.url("/beta")} if url else None,
+    )
 
 
-def cash_out(external_id: Callable[[World], str], key: str = "beta@example.com",
-             key_type: str = "EMAIL") -> Callable[[World], Call]:
-    return lambda w: Call(json={
-        "value": "1.01", "externalId": external_id(w), "description": "Pedido Beta",
-        "details": {"key": key, "keyType": key_type, "name": "Fulano Beta", "document": CPF}})
+def cash_out(
+    external_id: Callable[[World], str], key: str = "beta@example.com", key_type: str = "EMAIL"
+) -> Callable[[World], Call]:
+    return lambda w: Call(
+        json={
+            "value": "1.01",
+            "externalId": external_id(w),
+            "description": "Pedido Beta",
+            "details": {"key": key, "keyType": key_type, "name": "Fulano Beta", "document": CPF},
+        }
+    )
 
 
 def cash_in(external_id: Callable[[World], str]) -> Callable[[World], Call]:
-    return lambda w: Call(json={
-        "transaction": {"value": "1.02", "description": "Cobranca Beta",
-                        "externalId": external_id(w)},
-        "payer": {"fullName": "Pagador Beta", "document": CPF}})
+    return lambda w: Call(
+        json={
+            "transaction": {
+                "value": "1.02",
+                "description": "Cobranca Beta",
+                "externalId": external_id(w),
+            },
+            "payer": {"fullName": "Pagador Beta", "document": CPF},
+        }
+    )
 
 
 BETA_QR = encode(static("beta.qr@example.com", "Recebedor Beta", "Natal", 103, "BETAQR"))
 
 
-def qr(code: Callable[[World], str], value: str, external_id: Callable[[World], str]
-       ) -> Callable[[World], Call]:
+def qr(
+    code: Callable[[World], str], value: str, external_id: Callable[[World], str]
+) -> Callable[[World], Call]:
     return lambda w: Call(json={"qrCode": code(w), "value": value, "externalId": external_id(w)})
 
 
 def dict_key(key: str) -> Callable[[World], Call]:
-    return lambda w: Call(json={
-        "key": key, "keyType": "EMAIL", "name": "Holder Beta", "document": "11144477735",
-        "ispb": "18236120", "bankName": "Banco Beta", "branch": "0002", "accountNumber": "1-1",
-        "status": "BLOCKED"})
+    return lambda w: Call(
+        json={
+            "key": key,
+            "keyType": "EMAIL",
+            "name": "Holder Beta",
+            "document": "11144477735",
+            "ispb": "18236120",
+            "bankName": "Banco Beta",
+            "branch": "0002",
+            "accountNumber": "1-1",
+            "status": "BLOCKED",
+        }
+    )
 
 
 def token(secret: Callable[[World], str]) -> Callable[[World], Call]:
-    return lambda w: Call(json={"clientId": w.a.client_id, "clientSecret": secret(w)},
-                          who="cert")
+    return lambda w: Call(json={"clientId": w.a.client_id, "clientSecret": secret(w)}, who="cert")
 
 
 def ext(role: str) -> Callable[[World], str]:
@@ -442,99 +613,256 @@ PAYER = {"name": "Pagador Beta", "document": CPF}
 ROWS: list[Row] = [
     # token: A's clientId with B's certificate; section 5 checks the certificate's account
     # before the secret, so the documented answer is 403 PUB_CERT_NOT_AUTHORIZED_FOR_ACCOUNT
-    Row("token-a-client", "POST", "/api/auth/token", token(lambda w: w.b.client_secret),
-        status(403)),
-    Row("oauth-token-a-client", "POST", "/oauth/token", token(lambda w: w.b.client_secret),
-        status(403)),
-    Row("token-a-client-a-secret", "POST", "/api/auth/token", token(lambda w: w.a.client_secret),
-        status(403)),
+    Row(
+        "token-a-client", "POST", "/api/auth/token", token(lambda w: w.b.client_secret), status(403)
+    ),
+    Row(
+        "oauth-token-a-client",
+        "POST",
+        "/oauth/token",
+        token(lambda w: w.b.client_secret),
+        status(403),
+    ),
+    Row(
+        "token-a-client-a-secret",
+        "POST",
+        "/api/auth/token",
+        token(lambda w: w.a.client_secret),
+        status(403),
+    ),
     # externalIds are unique per account: A's externalId is free for B, and never a duplicate
     # error naming A's transaction (existingTransactionId)
-    Row("cash-in-a-external-id", "POST", "/api/pix/cash-in", cash_in(ext("paid")),
-        own_transaction()),
-    Row("cash-in-a-cash-out-external-id", "POST", "/api/pix/cash-in", cash_in(ext("cash_out")),
-        own_transaction()),
-    Row("cash-out-a-external-id", "POST", "/api/pix/cash-out", cash_out(ext("cash_out")),
-        own_transaction()),
-    Row("cash-out-a-charge-external-id", "POST", "/api/pix/cash-out", cash_out(ext("open")),
-        own_transaction()),
+    Row(
+        "cash-in-a-external-id", "POST", "/api/pix/cash-in", cash_in(ext("paid")), own_transaction()
+    ),
+    Row(
+        "cash-in-a-cash-out-external-id",
+        "POST",
+        "/api/pix/cash-in",
+        cash_in(ext("cash_out")),
+        own_transaction(),
+    ),
+    Row(
+        "cash-out-a-external-id",
+        "POST",
+        "/api/pix/cash-out",
+        cash_out(ext("cash_out")),
+        own_transaction(),
+    ),
+    Row(
+        "cash-out-a-charge-external-id",
+        "POST",
+        "/api/pix/cash-out",
+        cash_out(ext("open")),
+        own_transaction(),
+    ),
     # the DICT is one directory (as the real one): B may pay A's registered key, A unchanged
-    Row("cash-out-to-a-dict-key", "POST", "/api/pix/cash-out",
-        cash_out(lambda w: "beta-to-alfa-key", key=A_KEY), own_transaction()),
-    Row("qr-a-external-id", "POST", "/api/pix/cash-out-qrcode",
-        qr(lambda w: BETA_QR, "1.03", ext("qr")), own_transaction()),
-    Row("qr-a-paid-charge", "POST", "/api/pix/cash-out-qrcode",
+    Row(
+        "cash-out-to-a-dict-key",
+        "POST",
+        "/api/pix/cash-out",
+        cash_out(lambda w: "beta-to-alfa-key", key=A_KEY),
+        own_transaction(),
+    ),
+    Row(
+        "qr-a-external-id",
+        "POST",
+        "/api/pix/cash-out-qrcode",
+        qr(lambda w: BETA_QR, "1.03", ext("qr")),
+        own_transaction(),
+    ),
+    Row(
+        "qr-a-paid-charge",
+        "POST",
+        "/api/pix/cash-out-qrcode",
         qr(lambda w: w.charge["paid"]["pix_code"], "21.43", lambda w: "beta-qr-paid"),
-        status(400)),
-    Row("qr-a-cob-wrong-amount", "POST", "/api/pix/cash-out-qrcode",
-        qr(lambda w: w.charge["cob"]["pix_code"], "1.00", lambda w: "beta-qr-cob"), status(400)),
+        status(400),
+    ),
+    Row(
+        "qr-a-cob-wrong-amount",
+        "POST",
+        "/api/pix/cash-out-qrcode",
+        qr(lambda w: w.charge["cob"]["pix_code"], "1.00", lambda w: "beta-qr-cob"),
+        status(400),
+    ),
     # DICT transfers: idempotency keys are the account's; A's key replays nothing for B
-    Row("dict-a-idempotency-key-same-body", "POST", "/dict/pix",
+    Row(
+        "dict-a-idempotency-key-same-body",
+        "POST",
+        "/dict/pix",
         lambda w: Call(json=w.dict_body, headers={"x-idempotency-key": w.idempotency_key}),
-        own_transaction(field_name="id")),
-    Row("dict-a-idempotency-key-other-body", "POST", "/dict/pix",
-        lambda w: Call(json={"pixKey": A_KEY, "payment": {"currency": "BRL", "amount": 1.04}},
-                       headers={"x-idempotency-key": w.idempotency_key}),
-        own_transaction(field_name="id")),
+        own_transaction(field_name="id"),
+    ),
+    Row(
+        "dict-a-idempotency-key-other-body",
+        "POST",
+        "/dict/pix",
+        lambda w: Call(
+            json={"pixKey": A_KEY, "payment": {"currency": "BRL", "amount": 1.04}},
+            headers={"x-idempotency-key": w.idempotency_key},
+        ),
+        own_transaction(field_name="id"),
+    ),
     # cob: txids are unique per receiving account
     Row("cob-get-a-txid", "GET", COB, lambda w: Call(params={"txid": w.cob_txid}), status(404)),
-    Row("cob-get-a-cash-in-txid", "GET", COB,
-        lambda w: Call(params={"txid": w.charge["open"]["txid"]}), status(404)),
-    Row("cob-patch-a-txid", "PATCH", COB, lambda w: Call(
-        params={"txid": w.cob_txid},
-        json={"valor": {"original": "1.05"}, "solicitacaoPagador": "Beta mudou"}), status(404)),
-    Row("cob-cancel-a-txid", "PATCH", COB, lambda w: Call(
-        params={"txid": w.cob_txid}, json={"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}),
-        status(404)),
-    Row("cob-put-a-txid", "PUT", COB, lambda w: Call(params={"txid": w.cob_txid}, json={
-        "calendario": {"expiracao": 600}, "valor": {"original": "1.06"}}), own_cob),
+    Row(
+        "cob-get-a-cash-in-txid",
+        "GET",
+        COB,
+        lambda w: Call(params={"txid": w.charge["open"]["txid"]}),
+        status(404),
+    ),
+    Row(
+        "cob-patch-a-txid",
+        "PATCH",
+        COB,
+        lambda w: Call(
+            params={"txid": w.cob_txid},
+            json={"valor": {"original": "1.05"}, "solicitacaoPagador": "Beta mudou"},
+        ),
+        status(404),
+    ),
+    Row(
+        "cob-cancel-a-txid",
+        "PATCH",
+        COB,
+        lambda w: Call(
+            params={"txid": w.cob_txid}, json={"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}
+        ),
+        status(404),
+    ),
+    Row(
+        "cob-put-a-txid",
+        "PUT",
+        COB,
+        lambda w: Call(
+            params={"txid": w.cob_txid},
+            json={"calendario": {"expiracao": 600}, "valor": {"original": "1.06"}},
+        ),
+        own_cob,
+    ),
     # balances and lists: B's own, filters on A's values find nothing
     Row("balances", "GET", "/accounts/balances", lambda w: Call(), own_balance),
     Row("balance", "GET", "/api/balance", lambda w: Call(), own_balance),
     Row("statement", "GET", "/api/transactions", lambda w: Call(), empty_page),
-    *(Row(f"statement-external-id-{role}", "GET", "/api/transactions",
-          statement(externalId=ext(role)), empty_page)
-      for role in ("cash_out", "paid", "open", "qr")),
-    *(Row(f"statement-end-to-end-{role}", "GET", "/api/transactions",
-          statement(endToEndId=e2e(role)), empty_page)
-      for role in ("cash_out", "paid", "qr", "dict", "incoming")),
-    Row("statement-all-filters", "GET", "/api/transactions", statement(
-        externalId=ext("cash_out"), endToEndId=e2e("cash_out"), status=lambda w: "CONFIRMED",
-        type=lambda w: "WITHDRAW"), empty_page),
-    Row("by-key-a-cash-out-key", "GET", BY_KEY, lambda w: Call(params={"pixKey": A_KEY}),
-        empty_page),
-    Row("by-key-a-key-other-spelling", "GET", BY_KEY,
-        lambda w: Call(params={"pixKey": A_KEY.upper()}), empty_page),
-    Row("by-key-a-qr-key", "GET", BY_KEY, lambda w: Call(params={"pixKey": A_QR_KEY}),
-        empty_page),
+    *(
+        Row(
+            f"statement-external-id-{role}",
+            "GET",
+            "/api/transactions",
+            statement(externalId=ext(role)),
+            empty_page,
+        )
+        for role in ("cash_out", "paid", "open", "qr")
+    ),
+    *(
+        Row(
+            f"statement-end-to-end-{role}",
+            "GET",
+            "/api/transactions",
+            statement(endToEndId=e2e(role)),
+            empty_page,
+        )
+        for role in ("cash_out", "paid", "qr", "dict", "incoming")
+    ),
+    Row(
+        "statement-all-filters",
+        "GET",
+        "/api/transactions",
+        statement(
+            externalId=ext("cash_out"),
+            endToEndId=e2e("cash_out"),
+            status=lambda w: "CONFIRMED",
+            type=lambda w: "WITHDRAW",
+        ),
+        empty_page,
+    ),
+    Row(
+        "by-key-a-cash-out-key", "GET", BY_KEY, lambda w: Call(params={"pixKey": A_KEY}), empty_page
+    ),
+    Row(
+        "by-key-a-key-other-spelling",
+        "GET",
+        BY_KEY,
+        lambda w: Call(params={"pixKey": A_KEY.upper()}),
+        empty_page,
+    ),
+    Row("by-key-a-qr-key", "GET", BY_KEY, lambda w: Call(params={"pixKey": A_QR_KEY}), empty_page),
     # webhooks: configuration, events and resend are the account's
-    Row("webhooks-add-a-url", "POST", "/api/webhooks", lambda w: Call(json={
-        "url": w.receiver.url("/alfa-out"), "eventType": "cash_out",
-        "headers": [{"key": "X-Alfa-Token", "value": "beta"}], "version": "v2"}), own_webhook),
+    Row(
+        "webhooks-add-a-url",
+        "POST",
+        "/api/webhooks",
+        lambda w: Call(
+            json={
+                "url": w.receiver.url("/alfa-out"),
+                "eventType": "cash_out",
+                "headers": [{"key": "X-Alfa-Token", "value": "beta"}],
+                "version": "v2",
+            }
+        ),
+        own_webhook,
+    ),
     Row("webhooks-list", "GET", "/api/webhooks", lambda w: Call(), own_webhook_list),
     Row("events", "GET", "/api/events", lambda w: Call(), empty_page),
-    Row("events-cash-out", "GET", "/api/events",
-        lambda w: Call(query={"type": "cash_out", "deliveryState": "delivered"}), empty_page),
-    Row("resend-a-numeric-id", "POST", RESEND, resend(lambda w: w.tx["cash_out"]["id"]),
-        status(404)),
+    Row(
+        "events-cash-out",
+        "GET",
+        "/api/events",
+        lambda w: Call(query={"type": "cash_out", "deliveryState": "delivered"}),
+        empty_page,
+    ),
+    Row(
+        "resend-a-numeric-id", "POST", RESEND, resend(lambda w: w.tx["cash_out"]["id"]), status(404)
+    ),
     Row("resend-a-uuid", "POST", RESEND, resend(uid("cash_out")), status(404)),
     Row("resend-a-uuid-to-b-url", "POST", RESEND, resend(uid("paid"), url=True), status(404)),
     Row("resend-a-external-id", "POST", RESEND, resend(ext("cash_out")), status(404)),
     Row("resend-a-end-to-end-id", "POST", RESEND, resend(e2e("dict")), status(404)),
-    Row("resend-a-incoming-end-to-end-id", "POST", RESEND, resend(e2e("incoming"), url=True),
-        status(404)),
-    Row("resend-a-event-id", "POST", RESEND, resend(lambda w: f"evt_{w.events['cash_out']}"),
-        status(404)),
-    Row("resend-a-event-id-to-b-url", "POST", RESEND,
-        resend(lambda w: f"evt_{w.events['cash_in']}", url=True), status(404)),
+    Row(
+        "resend-a-incoming-end-to-end-id",
+        "POST",
+        RESEND,
+        resend(e2e("incoming"), url=True),
+        status(404),
+    ),
+    Row(
+        "resend-a-event-id",
+        "POST",
+        RESEND,
+        resend(lambda w: f"evt_{w.events['cash_out']}"),
+        status(404),
+    ),
+    Row(
+        "resend-a-event-id-to-b-url",
+        "POST",
+        RESEND,
+        resend(lambda w: f"evt_{w.events['cash_in']}", url=True),
+        status(404),
+    ),
     # sandbox: A's DICT entry is A's (409: held by another account), A's paid charge stays paid
     Row("sandbox-dict-a-key", "POST", "/sandbox/dict/keys", dict_key(A_KEY), status(409)),
-    Row("sandbox-dict-a-key-other-spelling", "POST", "/sandbox/dict/keys",
-        dict_key(A_KEY.upper()), status(409)),
-    Row("sandbox-pay-a-paid-charge", "POST", PAY, lambda w: Call(
-        json={"pixCode": w.charge["paid"]["pix_code"], "payer": PAYER}), status(409)),
-    Row("sandbox-incoming", "POST", "/sandbox/pix/incoming",
-        lambda w: Call(json={"value": "1.07", "payer": PAYER}), own_transaction()),
+    Row(
+        "sandbox-dict-a-key-other-spelling",
+        "POST",
+        "/sandbox/dict/keys",
+        dict_key(A_KEY.upper()),
+        status(409),
+    ),
+    Row(
+        "sandbox-pay-a-paid-charge",
+        "POST",
+        PAY,
+        lambda w: Call(json={"pixCode": w.charge["paid"]["pix_code"], "payer": PAYER}),
+        status(409),
+    ),
+    Row(
+        "sandbox-incoming",
+        "POST",
+        "/sandbox/pix/incoming",
+        lambda w: Call(json={"value": "1.07", "payer": PAYER}),
+        own_transaction(),
+    ),
     # unauthenticated, aggregated by route template: no identifier of anyone
     Row("metrics", "GET", "/metrics", lambda w: Call(who="anonymous"), no_leak_only),
 ]
@@ -560,7 +888,9 @@ NAMES_NO_OBJECT: dict[tuple[str, str], str] = {
 def api_routes() -> set[tuple[str, str]]:
     return {
         (method, route.path)
-        for router in ROUTERS for route in router.routes if isinstance(route, APIRoute)
+        for router in ROUTERS
+        for route in router.routes
+        if isinstance(route, APIRoute)
         for method in route.methods or ()
     }
 
@@ -584,11 +914,15 @@ async def world(rt: Runtime, client: httpx.AsyncClient, receiver: Receiver) -> W
 async def call_as_b(world: World, method: str, path: str, call: Call) -> tuple[str, httpx.Response]:
     """B's request; returns what B sent (the answer may echo it) and the answer."""
     url = path.format(**call.params)
-    headers = {"b": world.b_headers, "anonymous": {},
-               "cert": {"X-SSL-Client-Cert": cert_header(world.b.certificate_pem)}}[call.who]
+    headers = {
+        "b": world.b_headers,
+        "anonymous": {},
+        "cert": {"X-SSL-Client-Cert": cert_header(world.b.certificate_pem)},
+    }[call.who]
     headers = {**headers, **call.headers}
-    response = await world.client.request(method, url, params=call.query, json=call.json,
-                                          headers=headers)
+    response = await world.client.request(
+        method, url, params=call.query, json=call.json, headers=headers
+    )
     sent = " ".join([url, json.dumps(call.query), json.dumps(call.json), *call.headers.values()])
     return sent, response
 
@@ -615,8 +949,13 @@ class TestByDesign:
             assert payload["txid"] == charge["txid"]
             assert payload["valor"]["original"] == f"{Decimal(charge['amount']) / 100:.2f}"
             # the charge's own fields (devedor, chave, solicitacaoPagador...) may show
-            own = frozenset({charge["txid"], payload["valor"]["original"],
-                             *(str(v) for v in _leaves(charge["body"]))})
+            own = frozenset(
+                {
+                    charge["txid"],
+                    payload["valor"]["original"],
+                    *(str(v) for v in _leaves(charge["body"])),
+                }
+            )
             shown = httpx.Response(200, json=payload)
             assert leaks(world, "", shown, allowed=own) == [], payload
         paid = await world.client.get(f"/loc/{world.charge['paid']['location_token']}")
@@ -628,8 +967,9 @@ class TestByDesign:
     async def test_sandbox_pay_reaches_only_the_named_charge(self, world: World) -> None:
         charge, payment = world.charge["open"], world.tx["open"]
         before = await snapshot(world)
-        sent, response = await call_as_b(world, "POST", PAY, Call(
-            json={"pixCode": charge["pix_code"], "payer": PAYER}))
+        sent, response = await call_as_b(
+            world, "POST", PAY, Call(json={"pixCode": charge["pix_code"], "payer": PAYER})
+        )
         assert response.status_code == 201, response.text
         # the answer names the payment received (documented), nothing else of A's
         assert response.json()["transactionId"] == str(payment["transaction_id"])
@@ -641,8 +981,12 @@ class TestByDesign:
     async def test_qr_cash_out_pays_only_the_named_charge(self, world: World) -> None:
         charge, payment = world.charge["cob"], world.tx["cob"]
         before = await snapshot(world)
-        sent, response = await call_as_b(world, "POST", "/api/pix/cash-out-qrcode", Call(
-            json={"qrCode": charge["pix_code"], "value": "34.59", "externalId": "beta-paga"}))
+        sent, response = await call_as_b(
+            world,
+            "POST",
+            "/api/pix/cash-out-qrcode",
+            Call(json={"qrCode": charge["pix_code"], "value": "34.59", "externalId": "beta-paga"}),
+        )
         await own_transaction()(world, response)
         assert leaks(world, sent, response) == [], response.text
         after = await snapshot(world)
@@ -651,15 +995,21 @@ class TestByDesign:
         # both sides carry one end-to-end id; B's reads by it find B's WITHDRAW only
         async with world.rt.db.connection() as conn:
             shared = await conn.fetchval(
-                "SELECT end_to_end_id FROM transactions WHERE id = $1", payment["id"])
-        listed = await world.client.get("/api/transactions", params={"endToEndId": shared},
-                                        headers=world.b_headers)
-        assert [i["transactionId"] for i in listed.json()["data"]] \
-            == [response.json()["transactionId"]]
+                "SELECT end_to_end_id FROM transactions WHERE id = $1", payment["id"]
+            )
+        listed = await world.client.get(
+            "/api/transactions", params={"endToEndId": shared}, headers=world.b_headers
+        )
+        assert [i["transactionId"] for i in listed.json()["data"]] == [
+            response.json()["transactionId"]
+        ]
         assert listed.json()["data"][0]["operationType"] == "Pix out"
         assert str(payment["transaction_id"]) not in listed.text
-        resent = await world.client.post(f"/api/resend-webhook/{shared}", headers=world.b_headers,
-                                         json={"url": world.receiver.url("/beta")})
+        resent = await world.client.post(
+            f"/api/resend-webhook/{shared}",
+            headers=world.b_headers,
+            json={"url": world.receiver.url("/beta")},
+        )
         assert resent.status_code == 200, resent.text
         delivered = json.loads(world.receiver.at("/beta")[0].body)
         assert delivered["transactionId"] == response.json()["transactionId"]
@@ -674,28 +1024,36 @@ class TestByDesign:
     @staticmethod
     async def b_balance(world: World) -> tuple[int, int]:
         async with world.rt.db.connection() as conn:
-            row = await conn.fetchrow("SELECT available, blocked FROM accounts WHERE id = $1",
-                                      world.b.account_id)
+            row = await conn.fetchrow(
+                "SELECT available, blocked FROM accounts WHERE id = $1", world.b.account_id
+            )
         assert row is not None
         return row["available"], row["blocked"]
 
     @staticmethod
-    def only_this_charge_paid(world: World, before: dict[str, Any], after: dict[str, Any],
-                              role: str) -> None:
+    def only_this_charge_paid(
+        world: World, before: dict[str, Any], after: dict[str, Any], role: str
+    ) -> None:
         """The named charge paid and A credited; every other object of A as it was."""
         charge, payment = world.charge[role], world.tx[role]
-        allowed_changes = {("accounts", world.a.account_id), ("charges", charge["id"]),
-                           ("transactions", payment["id"])}
+        allowed_changes = {
+            ("accounts", world.a.account_id),
+            ("charges", charge["id"]),
+            ("transactions", payment["id"]),
+        }
         may_grow = {"events", "webhook_deliveries", "jobs", "ledger_postings"}
         for section, key, kind in changes(before, after):
             if section.startswith("api "):
                 continue  # A's own view of the same rows, checked below
             assert (kind == "changed" and (section, key) in allowed_changes) or (
-                kind == "added" and section in may_grow), (section, key, kind)
+                kind == "added" and section in may_grow
+            ), (section, key, kind)
         assert after["charges"][charge["id"]]["status"] in ("CONFIRMED", "CONCLUIDA")
         assert after["transactions"][payment["id"]]["status"] == "CONFIRMED"
-        grew = after["accounts"][world.a.account_id]["available"] \
+        grew = (
+            after["accounts"][world.a.account_id]["available"]
             - before["accounts"][world.a.account_id]["available"]
+        )
         assert grew == charge["amount"]
         for other in ("cash_out", "paid", "open", "cob", "qr", "dict", "incoming"):
             if other != role:
@@ -707,18 +1065,24 @@ class TestSandboxDictKeys:
     async def test_b_cannot_reshape_the_key_a_pays(self, world: World) -> None:
         """The harm of re-registering another account's key: A's next payment to it would
         reach B's holder, or fail if B marked it BLOCKED."""
-        _, response = await call_as_b(world, "POST", "/sandbox/dict/keys",
-                                          dict_key(A_KEY)(world))
+        _, response = await call_as_b(world, "POST", "/sandbox/dict/keys", dict_key(A_KEY)(world))
         assert response.status_code == 409, response.text
-        again = await world.client.post("/api/pix/cash-out", headers=world.a_headers, json={
-            "value": "1.08", "externalId": "alfa-depois", "details": {
-                "key": A_KEY, "keyType": "EMAIL", "name": HOLDER, "document": CPF}})
+        again = await world.client.post(
+            "/api/pix/cash-out",
+            headers=world.a_headers,
+            json={
+                "value": "1.08",
+                "externalId": "alfa-depois",
+                "details": {"key": A_KEY, "keyType": "EMAIL", "name": HOLDER, "document": CPF},
+            },
+        )
         assert again.status_code == 201, again.text
         await drain(world.rt)
         async with world.rt.db.connection() as conn:
             row = await conn.fetchrow(
                 "SELECT status, counterpart FROM transactions WHERE transaction_id = $1::uuid",
-                again.json()["transactionId"])
+                again.json()["transactionId"],
+            )
         assert row is not None and row["status"] == "CONFIRMED"
         assert row["counterpart"]["name"] == HOLDER
         assert row["counterpart"]["bank"]["bankName"] == "Banco Alfa Destino"
@@ -726,8 +1090,9 @@ class TestSandboxDictKeys:
     async def test_b_keeps_reshaping_its_own_keys(self, world: World) -> None:
         for status_ in ("ACTIVE", "BLOCKED"):
             call = dict_key("beta.propria@example.com")(world)
-            _, response = await call_as_b(world, "POST", "/sandbox/dict/keys",
-                                              Call(json={**call.json, "status": status_}))
+            _, response = await call_as_b(
+                world, "POST", "/sandbox/dict/keys", Call(json={**call.json, "status": status_})
+            )
             assert response.status_code == 201, response.text
             assert response.json()["status"] == status_
 

@@ -19,20 +19,34 @@ from pixgate.domain.errors import SandboxScenarioUnknown
 from pixgate.domain.pix_keys import DICT_KEY_PATTERN, dict_key_type
 
 UNAUTHENTICATED = {
-    ("post", "/api/auth/token"), ("post", "/oauth/token"), ("get", "/loc/{token}"),
-    ("get", "/.well-known/pix-jwks.json"), ("get", "/.well-known/jwks.json"),
-    ("get", "/healthz"), ("get", "/readyz"), ("get", "/metrics"),
+    ("post", "/api/auth/token"),
+    ("post", "/oauth/token"),
+    ("get", "/loc/{token}"),
+    ("get", "/.well-known/pix-jwks.json"),
+    ("get", "/.well-known/jwks.json"),
+    ("get", "/healthz"),
+    ("get", "/readyz"),
+    ("get", "/metrics"),
 }
 FAMILY_OF = {
-    "/api/auth/token": "ErrorEnvelope", "/oauth/token": "ErrorEnvelope",
-    "/api/pix/cash-in": "ErrorEnvelope", "/api/pix/cash-out": "ErrorEnvelope",
-    "/dict/pix": "SimpleError", "/cob/{txid}": "SimpleError", "/loc/{token}": "SimpleError",
-    "/.well-known/pix-jwks.json": "SimpleError", "/accounts/balances": "SimpleError",
+    "/api/auth/token": "ErrorEnvelope",
+    "/oauth/token": "ErrorEnvelope",
+    "/api/pix/cash-in": "ErrorEnvelope",
+    "/api/pix/cash-out": "ErrorEnvelope",
+    "/dict/pix": "SimpleError",
+    "/cob/{txid}": "SimpleError",
+    "/loc/{token}": "SimpleError",
+    "/.well-known/pix-jwks.json": "SimpleError",
+    "/accounts/balances": "SimpleError",
     "/api/balance": "SimpleError",
 }
-SCENARIO_ROUTES = {("post", "/api/pix/cash-in"), ("post", "/api/pix/cash-out"),
-                   ("post", "/api/pix/cash-out-qrcode"), ("post", "/dict/pix"),
-                   ("put", "/cob/{txid}")}
+SCENARIO_ROUTES = {
+    ("post", "/api/pix/cash-in"),
+    ("post", "/api/pix/cash-out"),
+    ("post", "/api/pix/cash-out-qrcode"),
+    ("post", "/dict/pix"),
+    ("put", "/cob/{txid}"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +59,11 @@ def document() -> dict[str, Any]:
 
 
 def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-    return [(method, path, operation) for path, item in document["paths"].items()
-            for method, operation in item.items()]
+    return [
+        (method, path, operation)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+    ]
 
 
 def error_schema(response: dict[str, Any]) -> str:
@@ -57,10 +74,13 @@ def test_security_on_every_authenticated_operation_and_only_there(
     document: dict[str, Any],
 ) -> None:
     schemes = document["components"]["securitySchemes"]
-    assert schemes["bearerAuth"] == {**schemes["bearerAuth"], "type": "http",
-                                     "scheme": "bearer"}
-    assert schemes["clientCertificate"] == {**schemes["clientCertificate"], "type": "apiKey",
-                                            "in": "header", "name": "X-SSL-Client-Cert"}
+    assert schemes["bearerAuth"] == {**schemes["bearerAuth"], "type": "http", "scheme": "bearer"}
+    assert schemes["clientCertificate"] == {
+        **schemes["clientCertificate"],
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-SSL-Client-Cert",
+    }
     for method, path, operation in operations(document):
         if (method, path) in UNAUTHENTICATED:
             assert "security" not in operation, (method, path)
@@ -117,10 +137,21 @@ def test_sandbox_scenarios_are_an_enum_where_the_header_is_taken(
             assert delay["pattern"] == scenarios.DELAY_PATTERN
 
 
-@pytest.mark.parametrize("value", [
-    "DELAY_0MS", "DELAY_1MS", "DELAY_000001MS", "DELAY_99999MS", "DELAY_599999MS",
-    "DELAY_600000MS", "DELAY_600001MS", "DELAY_999999MS", "DELAY_1000000MS", "DELAY_MS",
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "DELAY_0MS",
+        "DELAY_1MS",
+        "DELAY_000001MS",
+        "DELAY_99999MS",
+        "DELAY_599999MS",
+        "DELAY_600000MS",
+        "DELAY_600001MS",
+        "DELAY_999999MS",
+        "DELAY_1000000MS",
+        "DELAY_MS",
+    ],
+)
 def test_the_delay_pattern_accepts_what_the_sandbox_accepts(value: str) -> None:
     try:
         accepted = scenarios.parse(value) == value
@@ -138,34 +169,53 @@ def test_parameters_are_never_null(document: dict[str, Any]) -> None:
 def test_amounts_and_limits_of_section_8(document: dict[str, Any]) -> None:
     schemas = document["components"]["schemas"]
     number = {"type": "number", "minimum": 0.01, "multipleOf": 0.01}
-    for model, field in [("CashOutRequest", "value"), ("CashInTransaction", "value"),
-                         ("QrCashOutRequest", "value"), ("SandboxIncomingRequest", "value"),
-                         ("DictPayment", "amount")]:
+    for model, field in [
+        ("CashOutRequest", "value"),
+        ("CashInTransaction", "value"),
+        ("QrCashOutRequest", "value"),
+        ("SandboxIncomingRequest", "value"),
+        ("DictPayment", "amount"),
+    ]:
         assert number in schemas[model]["properties"][field]["anyOf"], model
-    limits = [("CashOutRequest", "description", 140), ("CashOutDetails", "name", 100),
-              ("CashInTransaction", "description", 140), ("CashInPayer", "fullName", 100),
-              ("CashInSplit", "pixKey", 255), ("CashInSplit", "name", 255),
-              ("CobRequest", "chave", 77), ("CobRequest", "solicitacaoPagador", 140),
-              ("QrCashOutRequest", "qrCode", 500)]
+    limits = [
+        ("CashOutRequest", "description", 140),
+        ("CashOutDetails", "name", 100),
+        ("CashInTransaction", "description", 140),
+        ("CashInPayer", "fullName", 100),
+        ("CashInSplit", "pixKey", 255),
+        ("CashInSplit", "name", 255),
+        ("CobRequest", "chave", 77),
+        ("CobRequest", "solicitacaoPagador", 140),
+        ("QrCashOutRequest", "qrCode", 500),
+    ]
     for model, field, limit in limits:
         prop = schemas[model]["properties"][field]
-        found = prop.get("maxLength") or next(o["maxLength"] for o in prop["anyOf"]
-                                              if "maxLength" in o)
+        found = prop.get("maxLength") or next(
+            o["maxLength"] for o in prop["anyOf"] if "maxLength" in o
+        )
         assert found == limit, (model, field)
     transaction = schemas["CashInTransaction"]["properties"]["expirationTime"]
     assert (transaction["minimum"], transaction["maximum"]) == (30, 604800)
-    for model, field in [("CashOutDetails", "document"), ("CashInPayer", "document"),
-                         ("CashInSplit", "document"), ("QrCashOutRequest", "document"),
-                         ("DictTransferRequest", "creditorDocument"),
-                         ("SandboxPayer", "document"), ("DictKeyRequest", "document")]:
+    for model, field in [
+        ("CashOutDetails", "document"),
+        ("CashInPayer", "document"),
+        ("CashInSplit", "document"),
+        ("QrCashOutRequest", "document"),
+        ("DictTransferRequest", "creditorDocument"),
+        ("SandboxPayer", "document"),
+        ("DictKeyRequest", "document"),
+    ]:
         assert schemas[model]["properties"][field]["pattern"] == DOCUMENT_PATTERN, model
 
 
 def test_request_examples_validate_against_their_schemas(document: dict[str, Any]) -> None:
     """The bodies /docs offers for "Try it out" (and the sweep sends first) are valid."""
     schemas = document["components"]["schemas"]
-    examples = [(name, example) for name, schema in schemas.items()
-                for example in schema.get("examples", [])]
+    examples = [
+        (name, example)
+        for name, schema in schemas.items()
+        for example in schema.get("examples", [])
+    ]
     for name, example in examples:
         jsonschema_rs.validator_for(_resolve(schemas[name], schemas)).validate(example)
     assert len(examples) >= 10
@@ -208,11 +258,19 @@ def test_document_pattern_refuses_what_the_services_refuse(value: str) -> None:
     assert (re.fullmatch(DOCUMENT_PATTERN, value) is not None) == (kind is not None)
 
 
-@pytest.mark.parametrize("key", [
-    "52998224725", "12ABC34501DE35", "+5511987654321", "+551187654321",
-    "123e4567-e12b-42d3-a456-426614174000", "maria@example.com", "a.b+c@d-e.example.co",
-    "o'neil@example.com.br",
-])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "52998224725",
+        "12ABC34501DE35",
+        "+5511987654321",
+        "+551187654321",
+        "123e4567-e12b-42d3-a456-426614174000",
+        "maria@example.com",
+        "a.b+c@d-e.example.co",
+        "o'neil@example.com.br",
+    ],
+)
 def test_dict_key_pattern_accepts_every_dict_key(key: str) -> None:
     assert dict_key_type(key) is not None
     assert re.fullmatch(DICT_KEY_PATTERN, key)

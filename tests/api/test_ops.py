@@ -69,9 +69,7 @@ async def test_wrong_content_type_is_415(rt: Runtime, client: httpx.AsyncClient)
     assert response.status_code in (405, 415)
 
 
-async def test_balances_both_shapes_from_one_ledger(
-    rt: Runtime, client: httpx.AsyncClient
-) -> None:
+async def test_balances_both_shapes_from_one_ledger(rt: Runtime, client: httpx.AsyncClient) -> None:
     account = await make_account(rt, balance="1000.00")
     headers = await bearer(client, account)
     cb = (await client.get("/accounts/balances", headers=headers)).json()
@@ -92,8 +90,9 @@ async def test_balance_reads_batched_together_each_see_their_own_account(
     accounts = [await make_account(rt, balance=f"{n}.00") for n in (10, 20, 30)]
     headers = [await bearer(client, account) for account in accounts]
     async with rt.db.queued("accounts"):
-        reads = [asyncio.create_task(client.get("/accounts/balances", headers=h))
-                 for h in headers * 2]
+        reads = [
+            asyncio.create_task(client.get("/accounts/balances", headers=h)) for h in headers * 2
+        ]
         await statements_waiting(rt.db.batcher(account_rows.BALANCES), "accounts", len(reads))
     answers = [(await read).json()["data"][0]["balanceAmount"]["available"] for read in reads]
     assert answers == [10.0, 20.0, 30.0] * 2

@@ -17,8 +17,9 @@ from tests.processes import serving_many
 REDIS_URL = "redis://127.0.0.1:6379"
 
 
-async def _token(client: httpx.AsyncClient, account: accounts.NewAccount,
-                 base: str = "") -> httpx.Response:
+async def _token(
+    client: httpx.AsyncClient, account: accounts.NewAccount, base: str = ""
+) -> httpx.Response:
     return await client.post(
         f"{base}/api/auth/token",
         json={"clientId": account.client_id, "clientSecret": account.client_secret},
@@ -68,12 +69,14 @@ async def test_two_processes_share_one_limit_through_redis(
     rt: Runtime, database_url: str, redis_prefix: str
 ) -> None:
     account = await make_account(rt)
-    settings = {"rate_limit_storage": REDIS_URL, "rate_limit_prefix": redis_prefix,
-                "token_rate_limit": "4/minute"}
+    settings = {
+        "rate_limit_storage": REDIS_URL,
+        "rate_limit_prefix": redis_prefix,
+        "token_rate_limit": "4/minute",
+    }
     with serving_many(2, database_url, **settings) as bases:
         async with httpx.AsyncClient(timeout=5) as http:
-            statuses = [(await _token(http, account, bases[i % 2])).status_code
-                        for i in range(4)]
+            statuses = [(await _token(http, account, bases[i % 2])).status_code for i in range(4)]
             assert statuses == [201] * 4
             for base in bases:
                 _assert_limited(await _token(http, account, base))

@@ -35,8 +35,10 @@ async def _token_headers(
 ) -> dict[str, str]:
     response = await _issue(http, base, account)
     assert response.status_code == 201, response.text
-    return {"Authorization": f"Bearer {response.json()['access_token']}",
-            "X-SSL-Client-Cert": cert_header(account.certificate_pem)}
+    return {
+        "Authorization": f"Bearer {response.json()['access_token']}",
+        "X-SSL-Client-Cert": cert_header(account.certificate_pem),
+    }
 
 
 def _cli(database_url: str, *args: str) -> None:
@@ -96,5 +98,8 @@ async def test_refresh_applies_to_this_process(rt: Runtime, client: httpx.AsyncC
     await auth.refresh_revocations(rt)
     refused = await client.get("/accounts/balances", headers=headers)
     assert refused.status_code == 401
-    assert refused.json() == {"statusCode": 401, "message": "token was revoked",
-                              "error": "Unauthorized"}
+    assert refused.json() == {
+        "statusCode": 401,
+        "message": "token was revoked",
+        "error": "Unauthorized",
+    }

@@ -24,24 +24,34 @@ PAYER = {"name": "João Pagador", "document": "52998224725"}
 async def state(rt: Runtime, account_id: int) -> dict[str, Any]:
     """Balance, the charge and its payment transaction, events: what a payment changes."""
     async with rt.db.connection() as conn:
-        account = await conn.fetchrow("SELECT available, blocked FROM accounts WHERE id = $1",
-                                      account_id)
+        account = await conn.fetchrow(
+            "SELECT available, blocked FROM accounts WHERE id = $1", account_id
+        )
         charge = await conn.fetchrow("SELECT * FROM charges WHERE account_id = $1", account_id)
         tx = await conn.fetchrow(
             "SELECT * FROM transactions WHERE account_id = $1 AND operation = 'PAYMENT'",
             account_id,
         )
-        events = await conn.fetch("SELECT type, transaction_id FROM events WHERE account_id = $1",
-                                  account_id)
+        events = await conn.fetch(
+            "SELECT type, transaction_id FROM events WHERE account_id = $1", account_id
+        )
     assert account is not None
-    return {"available": account["available"], "blocked": account["blocked"], "charge": charge,
-            "tx": tx, "events": [(e["type"], e["transaction_id"]) for e in events]}
+    return {
+        "available": account["available"],
+        "blocked": account["blocked"],
+        "charge": charge,
+        "tx": tx,
+        "events": [(e["type"], e["transaction_id"]) for e in events],
+    }
 
 
 async def set_cash_in_fee(rt: Runtime, account_id: int, fixed: str, percent: str) -> None:
     async with rt.db.begin() as conn:
-        await conn.execute("UPDATE accounts SET fees = $2 WHERE id = $1", account_id,
-                           {"cash_in": {"fixed": fixed, "percent": percent}})
+        await conn.execute(
+            "UPDATE accounts SET fees = $2 WHERE id = $1",
+            account_id,
+            {"cash_in": {"fixed": fixed, "percent": percent}},
+        )
 
 
 class TestPay:
@@ -52,8 +62,11 @@ class TestPay:
         await set_cash_in_fee(rt, receiver.account_id, "0.50", "1.5")
         charge = await create_charge(client, await bearer(client, receiver), value="100.00")
         payer = await make_account(rt, name="Qualquer")
-        response = await client.post(PAY, json={"pixCode": charge["pixCode"], "payer": PAYER},
-                                     headers=await bearer(client, payer))
+        response = await client.post(
+            PAY,
+            json={"pixCode": charge["pixCode"], "payer": PAYER},
+            headers=await bearer(client, payer),
+        )
         assert response.status_code == 201, response.text
         body = response.json()
         assert body["transactionId"] == charge["transactionId"]
@@ -97,15 +110,18 @@ class TestPay:
         headers = await bearer(client, receiver)
         charge = await create_charge(client, headers, value="25.00")
         body = {"pixCode": charge["pixCode"], "payer": PAYER}
-        responses = await asyncio.gather(*(client.post(PAY, json=body, headers=headers)
-                                           for _ in range(6)))
+        responses = await asyncio.gather(
+            *(client.post(PAY, json=body, headers=headers) for _ in range(6))
+        )
         assert sorted(r.status_code for r in responses) == [201] + [409] * 5
         after = await state(rt, receiver.account_id)
         assert after["available"] == 2500
         assert len(after["events"]) == 1
         async with rt.db.connection() as conn:
-            assert await conn.fetchval(
-                "SELECT count(*) FROM ledger_postings WHERE memo = 'credit'") == 3
+            assert (
+                await conn.fetchval("SELECT count(*) FROM ledger_postings WHERE memo = 'credit'")
+                == 3
+            )
 
     async def test_expired_charge_is_refused_and_moves_nothing(
         self, rt: Runtime, client: httpx.AsyncClient
@@ -115,8 +131,9 @@ class TestPay:
         headers = await bearer(client, receiver)
         charge = await create_charge(client, headers, transaction={"expirationTime": 60})
         rt.clock.advance(seconds=60)
-        response = await client.post(PAY, json={"pixCode": charge["pixCode"], "payer": PAYER},
-                                     headers=headers)
+        response = await client.post(
+            PAY, json={"pixCode": charge["pixCode"], "payer": PAYER}, headers=headers
+        )
         assert response.status_code == 409
         assert response.json()["message"] == "the charge has expired"
         after = await state(rt, receiver.account_id)
@@ -135,8 +152,9 @@ class TestPay:
         await drain(rt)
         before = await state(rt, receiver.account_id)
         assert (before["charge"]["status"], before["tx"]["status"]) == ("EXPIRED", "ERROR")
-        response = await client.post(PAY, json={"pixCode": charge["pixCode"], "payer": PAYER},
-                                     headers=headers)
+        response = await client.post(
+            PAY, json={"pixCode": charge["pixCode"], "payer": PAYER}, headers=headers
+        )
         assert response.status_code == 409
         assert response.json()["message"] == "the charge has expired"
         assert (await state(rt, receiver.account_id))["available"] == 0
@@ -149,8 +167,10 @@ class TestPay:
         charge = await create_charge(client, headers)
         paid_at = datetime.now(UTC) - timedelta(days=95)
         response = await client.post(
-            PAY, json={"pixCode": charge["pixCode"], "payer": PAYER,
-                       "paidAt": paid_at.isoformat()}, headers=headers)
+            PAY,
+            json={"pixCode": charge["pixCode"], "payer": PAYER, "paidAt": paid_at.isoformat()},
+            headers=headers,
+        )
         assert response.status_code == 201
         assert response.json()["endToEndId"][9:21] == f"{paid_at:%Y%m%d%H%M}"
         assert (await state(rt, receiver.account_id))["tx"]["processed_at"] == paid_at
@@ -161,15 +181,19 @@ class TestPay:
         account = await make_account(rt)
         headers = await bearer(client, account)
         foreign = encode(static("fulano@example.com", "Fulano", "Recife", 100))
-        response = await client.post(PAY, json={"pixCode": foreign, "payer": PAYER},
-                                     headers=headers)
+        response = await client.post(
+            PAY, json={"pixCode": foreign, "payer": PAYER}, headers=headers
+        )
         assert_general_error(response, 422)
-        broken = await client.post(PAY, json={"pixCode": "000201nope", "payer": PAYER},
-                                   headers=headers)
+        broken = await client.post(
+            PAY, json={"pixCode": "000201nope", "payer": PAYER}, headers=headers
+        )
         assert broken.status_code == 400
         bad_payer = await client.post(
-            PAY, json={"pixCode": foreign, "payer": {**PAYER, "document": "52998224724"}},
-            headers=headers)
+            PAY,
+            json={"pixCode": foreign, "payer": {**PAYER, "document": "52998224724"}},
+            headers=headers,
+        )
         assert bad_payer.status_code == 400
 
     async def test_requires_a_token(self, rt: Runtime, client: httpx.AsyncClient) -> None:
@@ -182,8 +206,10 @@ class TestPay:
         account = await make_account(rt)
         headers = await bearer(client, account)
         rt.settings = rt.settings.model_copy(update={"sandbox": False})
-        for path, body in ((PAY, {"pixCode": "x", "payer": PAYER}),
-                           (INCOMING, {"value": 1, "payer": PAYER})):
+        for path, body in (
+            (PAY, {"pixCode": "x", "payer": PAYER}),
+            (INCOMING, {"value": 1, "payer": PAYER}),
+        ):
             response = await client.post(path, json=body, headers=headers)
             assert response.status_code == 404
 
@@ -194,16 +220,21 @@ class TestIncoming:
     ) -> None:
         account = await make_account(rt)
         await set_cash_in_fee(rt, account.account_id, "0.10", "0")
-        response = await client.post(INCOMING, json={"value": "12.34", "payer": PAYER},
-                                     headers=await bearer(client, account))
+        response = await client.post(
+            INCOMING, json={"value": "12.34", "payer": PAYER}, headers=await bearer(client, account)
+        )
         assert response.status_code == 201, response.text
         body = response.json()
         after = await state(rt, account.account_id)
         assert after["available"] == 1234 - 10
         tx = after["tx"]
         assert str(tx["transaction_id"]) == body["transactionId"]
-        assert (tx["kind"], tx["status"], tx["amount"], tx["fee"]) == ("incoming", "CONFIRMED",
-                                                                       1234, 10)
+        assert (tx["kind"], tx["status"], tx["amount"], tx["fee"]) == (
+            "incoming",
+            "CONFIRMED",
+            1234,
+            10,
+        )
         assert tx["end_to_end_id"] == body["endToEndId"]
         assert after["events"] == [("cash_in", tx["id"])]
 
@@ -211,7 +242,8 @@ class TestIncoming:
         account = await make_account(rt)
         headers = await bearer(client, account)
         for value in ("0", "1.001", "-1", "abc"):
-            response = await client.post(INCOMING, json={"value": value, "payer": PAYER},
-                                         headers=headers)
+            response = await client.post(
+                INCOMING, json={"value": value, "payer": PAYER}, headers=headers
+            )
             assert response.status_code == 400, value
         assert (await state(rt, account.account_id))["tx"] is None

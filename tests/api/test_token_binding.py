@@ -76,8 +76,10 @@ async def test_token_with_another_certificate_is_refused(
     rt: Runtime, client: httpx.AsyncClient
 ) -> None:
     mine, theirs = await make_account(rt), await make_account(rt, name="Outra")
-    stolen = {"Authorization": (await bearer(client, mine))["Authorization"],
-              "X-SSL-Client-Cert": cert_header(theirs.certificate_pem)}
+    stolen = {
+        "Authorization": (await bearer(client, mine))["Authorization"],
+        "X-SSL-Client-Cert": cert_header(theirs.certificate_pem),
+    }
     assert (await client.get("/accounts/balances", headers=stolen)).status_code == 401
 
 

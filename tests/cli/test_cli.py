@@ -45,24 +45,39 @@ def test_accounts_create_json_contract(rt: Runtime, env: dict[str, str]) -> None
     code, out = _invoke(env, "accounts", "create", "--name", "Loja", "--balance", "12.34", "--json")
     assert code == 0, out
     data = json.loads(out)
-    assert set(data) == {"accountId", "clientId", "clientSecret", "certificatePem",
-                         "privateKeyPem", "certificateFingerprint"}
+    assert set(data) == {
+        "accountId",
+        "clientId",
+        "clientSecret",
+        "certificatePem",
+        "privateKeyPem",
+        "certificateFingerprint",
+    }
     assert len(data["clientSecret"]) >= 32
     cert = certificates.from_pem(data["certificatePem"])
     assert cert.fingerprint == data["certificateFingerprint"]
     available = sql(env, "SELECT available FROM accounts WHERE id = $1", data["accountId"])
-    stored = sql(env, "SELECT secret_hash FROM credentials WHERE client_id = $1::uuid",
-                 data["clientId"])
-    postings = sql(env, "SELECT count(*) FROM ledger_postings WHERE account_id = $1",
-                   data["accountId"])
+    stored = sql(
+        env, "SELECT secret_hash FROM credentials WHERE client_id = $1::uuid", data["clientId"]
+    )
+    postings = sql(
+        env, "SELECT count(*) FROM ledger_postings WHERE account_id = $1", data["accountId"]
+    )
     assert available == 1234
     assert isinstance(stored, bytes) and data["clientSecret"].encode() not in stored
     assert postings == 1
 
 
 def test_balance_seed_refused_outside_sandbox(rt: Runtime, env: dict[str, str]) -> None:
-    code, out = _invoke({**env, "PIXGATE_SANDBOX": "false"}, "accounts", "create", "--name", "X",
-                        "--balance", "1.00")
+    code, out = _invoke(
+        {**env, "PIXGATE_SANDBOX": "false"},
+        "accounts",
+        "create",
+        "--name",
+        "X",
+        "--balance",
+        "1.00",
+    )
     assert code == 1
     assert "sandbox" in out
 
@@ -76,9 +91,21 @@ def test_invalid_document_refused(rt: Runtime, env: dict[str, str]) -> None:
 def test_accounts_list_show_update(rt: Runtime, env: dict[str, str]) -> None:
     _, out = _invoke(env, "accounts", "create", "--name", "Loja", "--json")
     account_id = str(json.loads(out)["accountId"])
-    code, out = _invoke(env, "accounts", "update", account_id, "--daily-limit", "5000.00",
-                        "--night-limit", "300", "--fee", "cash_out=0.50+1%",
-                        "--split-frequency", "daily", "--json")
+    code, out = _invoke(
+        env,
+        "accounts",
+        "update",
+        account_id,
+        "--daily-limit",
+        "5000.00",
+        "--night-limit",
+        "300",
+        "--fee",
+        "cash_out=0.50+1%",
+        "--split-frequency",
+        "daily",
+        "--json",
+    )
     assert code == 0, out
     code, out = _invoke(env, "accounts", "show", account_id, "--json")
     shown = json.loads(out)
@@ -110,17 +137,19 @@ def test_certs_register_and_revoke_any_case_with_colons(
     issued = certificates.issue_client_certificate("extra")
     pem = tmp_path / "cert.pem"
     pem.write_text(issued.certificate_pem)
-    code, out = _invoke(env, "certs", "register", "--account", account_id, "--pem", str(pem),
-                        "--json")
+    code, out = _invoke(
+        env, "certs", "register", "--account", account_id, "--pem", str(pem), "--json"
+    )
     assert code == 0, out
     fingerprint = json.loads(out)["certificateFingerprint"]
     assert fingerprint == issued.certificate.fingerprint
     assert _invoke(env, "certs", "register", "--account", account_id, "--pem", str(pem))[0] == 1
-    colons = ":".join(fingerprint[i:i + 2] for i in range(0, 64, 2)).upper()
+    colons = ":".join(fingerprint[i : i + 2] for i in range(0, 64, 2)).upper()
     code, out = _invoke(env, "certs", "revoke", colons)
     assert code == 0, out
-    assert sql(env, "SELECT revoked_at IS NOT NULL FROM certificates WHERE fingerprint = $1",
-               fingerprint)
+    assert sql(
+        env, "SELECT revoked_at IS NOT NULL FROM certificates WHERE fingerprint = $1", fingerprint
+    )
 
 
 def test_ledger_verify(rt: Runtime, env: dict[str, str]) -> None:
@@ -140,8 +169,11 @@ def test_ledger_verify_catches_limit_usage_that_differs_from_payments(
 ) -> None:
     _invoke(env, "accounts", "create", "--name", "Loja", "--balance", "5.00")
     account_id = sql(env, "SELECT id FROM accounts")
-    sql(env, "INSERT INTO limit_usage (account_id, bucket, used) VALUES ($1, now(), 700)",
-        account_id)
+    sql(
+        env,
+        "INSERT INTO limit_usage (account_id, bucket, used) VALUES ($1, now(), 700)",
+        account_id,
+    )
     code, out = _invoke(env, "ledger", "verify")
     assert code == 1
     assert "limit usage" in out and "counts 700, payments sent 0" in out

@@ -18,8 +18,10 @@ runner = CliRunner()
 @pytest.fixture
 def env(rt: Runtime) -> dict[str, str]:
     assert rt.settings.database_url
-    return {"PIXGATE_DATABASE_URL": rt.settings.database_url,
-            "PIXGATE_ALLOW_INSECURE_WEBHOOKS": "true"}
+    return {
+        "PIXGATE_DATABASE_URL": rt.settings.database_url,
+        "PIXGATE_ALLOW_INSECURE_WEBHOOKS": "true",
+    }
 
 
 def _invoke(env: dict[str, str], *args: str) -> tuple[int, str]:
@@ -42,9 +44,22 @@ def _count(env: dict[str, str]) -> int:
 def test_add_list_secret_rotate_remove(rt: Runtime, env: dict[str, str]) -> None:
     _, out = _invoke(env, "accounts", "create", "--name", "Loja", "--json")
     account = str(json.loads(out)["accountId"])
-    code, out = _invoke(env, "webhooks", "add", "--account", account, "--event", "cash_out",
-                        "--url", "http://127.0.0.1:9/hook", "--version", "v2",
-                        "--header", "X-Token=abc", "--json")
+    code, out = _invoke(
+        env,
+        "webhooks",
+        "add",
+        "--account",
+        account,
+        "--event",
+        "cash_out",
+        "--url",
+        "http://127.0.0.1:9/hook",
+        "--version",
+        "v2",
+        "--header",
+        "X-Token=abc",
+        "--json",
+    )
     assert code == 0, out
     added = json.loads(out)
     assert added["created"] is True and added["headers"] == {"X-Token": "abc"}
@@ -69,13 +84,40 @@ def test_same_rules_as_the_api(rt: Runtime, env: dict[str, str]) -> None:
     _, out = _invoke(env, "accounts", "create", "--name", "Loja", "--json")
     account = str(json.loads(out)["accountId"])
     secure = {**env, "PIXGATE_ALLOW_INSECURE_WEBHOOKS": "false"}
-    code, out = _invoke(secure, "webhooks", "add", "--account", account, "--event", "cash_out",
-                        "--url", "http://127.0.0.1/hook")
+    code, out = _invoke(
+        secure,
+        "webhooks",
+        "add",
+        "--account",
+        account,
+        "--event",
+        "cash_out",
+        "--url",
+        "http://127.0.0.1/hook",
+    )
     assert code == 1 and "WEBHOOK_UNSAFE_DESTINATION" in out
-    code, out = _invoke(env, "webhooks", "add", "--account", account, "--event", "nope",
-                        "--url", "http://127.0.0.1/hook")
+    code, out = _invoke(
+        env,
+        "webhooks",
+        "add",
+        "--account",
+        account,
+        "--event",
+        "nope",
+        "--url",
+        "http://127.0.0.1/hook",
+    )
     assert code == 1 and "WEBHOOK_INVALID_CONFIGURATION" in out
-    code, out = _invoke(env, "webhooks", "add", "--account", "999999", "--event", "cash_out",
-                        "--url", "http://127.0.0.1/hook")
+    code, out = _invoke(
+        env,
+        "webhooks",
+        "add",
+        "--account",
+        "999999",
+        "--event",
+        "cash_out",
+        "--url",
+        "http://127.0.0.1/hook",
+    )
     assert code == 1 and "NOT_FOUND" in out
     assert _count(env) == 0

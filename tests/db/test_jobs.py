@@ -17,7 +17,11 @@ async def add(rt: Runtime, kind: str = "test.a", *, run_in: float = -1.0, n: int
 
 
 async def claim(
-    rt: Runtime, worker: str = "w1", *, limit: int = 10, kinds: list[str] | None = None,
+    rt: Runtime,
+    worker: str = "w1",
+    *,
+    limit: int = 10,
+    kinds: list[str] | None = None,
     finished: list[int] | None = None,
 ) -> jobs.Claimed:
     async with rt.db.connection() as conn:

@@ -37,9 +37,12 @@ async def test_urgent_work_goes_first_then_arrival_order() -> None:
         order.append(name)
         queues.leave("a")
 
-    waiters = [asyncio.create_task(use("new 1")), asyncio.create_task(use("new 2")),
-               asyncio.create_task(use("settle 1", urgent=True)),
-               asyncio.create_task(use("settle 2", urgent=True))]
+    waiters = [
+        asyncio.create_task(use("new 1")),
+        asyncio.create_task(use("new 2")),
+        asyncio.create_task(use("settle 1", urgent=True)),
+        asyncio.create_task(use("settle 2", urgent=True)),
+    ]
     await asyncio.sleep(0)
     queues.leave("a")
     await asyncio.gather(*waiters)
@@ -84,15 +87,17 @@ async def test_the_place_is_kept_until_the_statement_has_committed(rt: Runtime) 
     async def first() -> None:
         async with rt.db.queued(key) as conn:
             first_queued.set()
-            await conn.execute("UPDATE accounts SET name = 'renamed' WHERE id = $1",
-                               account.account_id)
+            await conn.execute(
+                "UPDATE accounts SET name = 'renamed' WHERE id = $1", account.account_id
+            )
             await asyncio.sleep(0.05)
 
     async def second() -> None:
         await first_queued.wait()
         async with rt.db.queued(key), rt.db.connection() as other:
-            seen.append(await other.fetchval("SELECT name FROM accounts WHERE id = $1",
-                                             account.account_id))
+            seen.append(
+                await other.fetchval("SELECT name FROM accounts WHERE id = $1", account.account_id)
+            )
 
     await asyncio.gather(first(), second())
     assert seen == ["renamed"]

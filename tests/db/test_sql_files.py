@@ -60,16 +60,12 @@ async def test_the_database_runs_exactly_the_files(rt: Runtime) -> None:
 async def test_a_changed_file_is_applied_again_and_only_it(rt: Runtime) -> None:
     first = sql_files.files()[0]
     async with rt.db.connection() as conn:
-        await conn.execute(
-            "UPDATE sql_files SET checksum = 'stale' WHERE name = $1", first.name
-        )
+        await conn.execute("UPDATE sql_files SET checksum = 'stale' WHERE name = $1", first.name)
     conn = await asyncpg.connect(rt.settings.database_url)
     try:
         assert await sql_files.apply(conn) == [first.name]
         assert await sql_files.apply(conn) == []
-        recorded = await conn.fetchval(
-            "SELECT checksum FROM sql_files WHERE name = $1", first.name
-        )
+        recorded = await conn.fetchval("SELECT checksum FROM sql_files WHERE name = $1", first.name)
     finally:
         await conn.close()
     assert recorded == first.checksum

@@ -94,9 +94,15 @@ def _server_certificate(directory: Path) -> tuple[Path, Path, Path]:
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
         .add_extension(
             x509.KeyUsage(
-                digital_signature=False, content_commitment=False, key_encipherment=False,
-                data_encipherment=False, key_agreement=False, key_cert_sign=True,
-                crl_sign=True, encipher_only=False, decipher_only=False,
+                digital_signature=False,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=True,
+                crl_sign=True,
+                encipher_only=False,
+                decipher_only=False,
             ),
             critical=True,
         )
@@ -114,10 +120,12 @@ def _server_certificate(directory: Path) -> tuple[Path, Path, Path]:
         .not_valid_after(now + dt.timedelta(days=1))
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(
-            x509.SubjectAlternativeName([
-                x509.DNSName("pixgate.example.com"),
-                x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
-            ]),
+            x509.SubjectAlternativeName(
+                [
+                    x509.DNSName("pixgate.example.com"),
+                    x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+                ]
+            ),
             critical=False,
         )
         .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
@@ -204,14 +212,27 @@ def nginx_front(upstream: str) -> Iterator[Front]:
         ca_file, chain, key = _server_certificate(directory)
         tls_port, http_port = free_port(), free_port()
         site = directory / "pixgate.conf"
-        site.write_text(site_config(
-            tls_port=tls_port, http_port=http_port, upstream=upstream,
-            chain=chain, key=key, logs=directory / "logs",
-        ))
+        site.write_text(
+            site_config(
+                tls_port=tls_port,
+                http_port=http_port,
+                upstream=upstream,
+                chain=chain,
+                key=key,
+                logs=directory / "logs",
+            )
+        )
         conf = directory / "nginx.conf"
         conf.write_text(main_config(directory, site))
-        command = [str(NGINX), "-p", str(directory), "-c", str(conf),
-                   "-e", str(directory / "logs" / "error.log")]
+        command = [
+            str(NGINX),
+            "-p",
+            str(directory),
+            "-c",
+            str(conf),
+            "-e",
+            str(directory / "logs" / "error.log"),
+        ]
         checked = subprocess.run([*command, "-t"], capture_output=True, text=True)
         assert checked.returncode == 0, f"nginx -t refused the configuration:\n{checked.stderr}"
 
@@ -269,9 +290,7 @@ def tls_context(
     return context
 
 
-def client(
-    front: Front, account: accounts.NewAccount | None, tmp_path: Path
-) -> httpx.AsyncClient:
+def client(front: Front, account: accounts.NewAccount | None, tmp_path: Path) -> httpx.AsyncClient:
     """An HTTPS client of nginx, presenting `account`'s certificate, or none."""
     return httpx.AsyncClient(
         base_url=front.https, verify=tls_context(front, account, tmp_path), timeout=10
@@ -298,8 +317,9 @@ def raw_request(
 ) -> tuple[int, Any]:
     """One request whose header lines go on the wire exactly as given: names in their case,
     repeated names repeated (http.client's putheader adds nothing and merges nothing)."""
-    connection = http.client.HTTPSConnection("127.0.0.1", front.tls_port, context=context,
-                                             timeout=10)
+    connection = http.client.HTTPSConnection(
+        "127.0.0.1", front.tls_port, context=context, timeout=10
+    )
     try:
         connection.putrequest(method, path)
         for name, value in headers:

@@ -30,9 +30,7 @@ async def listening(database_url: str) -> tuple[asyncpg.Connection, Listener]:
     return conn, listener
 
 
-async def test_another_process_hears_only_after_the_commit(
-    rt: Runtime, database_url: str
-) -> None:
+async def test_another_process_hears_only_after_the_commit(rt: Runtime, database_url: str) -> None:
     other, heard = await listening(database_url)
     try:
         async with rt.db.begin() as conn:

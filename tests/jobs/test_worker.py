@@ -87,14 +87,15 @@ async def test_every_job_runs_once_and_ends_done(rt: Runtime, probe: Probe) -> N
     assert sorted(probe.ran) == list(range(30))
     async with rt.db.connection() as conn:
         assert await conn.fetchval("SELECT max(attempts) FROM jobs") == 1
-        assert await conn.fetchval(
-            "SELECT count(*) FROM jobs WHERE status = 'done' AND finished_at IS NULL"
-        ) == 0
+        assert (
+            await conn.fetchval(
+                "SELECT count(*) FROM jobs WHERE status = 'done' AND finished_at IS NULL"
+            )
+            == 0
+        )
 
 
-async def test_jobs_that_finish_during_shutdown_are_marked_done(
-    rt: Runtime, probe: Probe
-) -> None:
+async def test_jobs_that_finish_during_shutdown_are_marked_done(rt: Runtime, probe: Probe) -> None:
     worker = Worker(rt, concurrency=8)
     running = asyncio.create_task(worker.run())
     async with rt.db.begin() as conn:
@@ -173,8 +174,12 @@ async def test_done_jobs_past_their_retention_are_deleted_failed_ones_kept(
 
         await until(pruned)
     async with rt.db.connection() as conn:
-        ages = await conn.fetch("SELECT status, now() - finished_at < interval '1 day' AS recent "
-                                "FROM jobs ORDER BY status, recent")
+        ages = await conn.fetch(
+            "SELECT status, now() - finished_at < interval '1 day' AS recent "
+            "FROM jobs ORDER BY status, recent"
+        )
     assert [(a["status"], a["recent"]) for a in ages] == [
-        ("done", True), ("done", True), ("failed", False)
+        ("done", True),
+        ("done", True),
+        ("failed", False),
     ]

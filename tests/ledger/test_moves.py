@@ -37,9 +37,7 @@ class Model:
     """(account index, amount, fee) of each hold not yet posted or voided."""
 
 
-async def _apply(
-    conn: Any, ids: list[int], model: Model, move: tuple[Any, ...]
-) -> None:
+async def _apply(conn: Any, ids: list[int], model: Model, move: tuple[Any, ...]) -> None:
     kind = move[0]
     if kind == "fund":
         _, who, amount = move
@@ -71,7 +69,8 @@ async def _apply(
 
 
 @settings(
-    max_examples=40, deadline=None,
+    max_examples=40,
+    deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(moves=MOVES)
@@ -96,8 +95,10 @@ async def test_a_post_or_void_above_blocked_is_refused_and_moves_nothing(rt: Run
     account = await make_account(rt, balance="10.00")
     async with rt.db.connection() as conn:
         await journal.hold(conn, account.account_id, 500, transaction_id=None)
-        for statement in ("SELECT ledger_post($1, 500, 1, NULL)",
-                          "SELECT ledger_void($1, 501, NULL)"):
+        for statement in (
+            "SELECT ledger_post($1, 500, 1, NULL)",
+            "SELECT ledger_void($1, 501, NULL)",
+        ):
             with pytest.raises(asyncpg.RaiseError, match="blocked balance"):
                 await conn.execute(statement, account.account_id)
         row = await conn.fetchrow(

@@ -23,8 +23,9 @@ from tests.helpers import bearer, make_account
 
 
 async def pay(client: httpx.AsyncClient, headers: dict[str, str], charge: dict[str, Any]) -> None:
-    response = await client.post(PAY, json={"pixCode": charge["pixCode"], "payer": PAYER},
-                                 headers=headers)
+    response = await client.post(
+        PAY, json={"pixCode": charge["pixCode"], "payer": PAYER}, headers=headers
+    )
     assert response.status_code == 201, response.text
 
 
@@ -32,24 +33,29 @@ async def payouts(rt: Runtime, account_id: int) -> list[Any]:
     async with rt.db.connection() as conn:
         return await conn.fetch(
             "SELECT * FROM transactions WHERE account_id = $1 AND kind = 'split_payout' "
-            "ORDER BY id", account_id)
+            "ORDER BY id",
+            account_id,
+        )
 
 
 async def reconcile(rt: Runtime, account_id: int, start_balance: int) -> dict[str, int]:
     """The books of one account with one paid charge, all payouts settled."""
     async with rt.db.connection() as conn:
         payment = await conn.fetchrow(
-            "SELECT * FROM transactions WHERE account_id = $1 AND operation = 'PAYMENT'",
-            account_id)
-        available = await conn.fetchval("SELECT available FROM accounts WHERE id = $1",
-                                        account_id)
+            "SELECT * FROM transactions WHERE account_id = $1 AND operation = 'PAYMENT'", account_id
+        )
+        available = await conn.fetchval("SELECT available FROM accounts WHERE id = $1", account_id)
     assert payment is not None
     paid = [p for p in await payouts(rt, account_id) if p["status"] == "CONFIRMED"]
     assert all(p["parent_id"] == payment["id"] and p["fee"] == 0 for p in paid)
     remainder = available - start_balance
     assert payment["amount"] == payment["fee"] + sum(p["amount"] for p in paid) + remainder
-    return {"gross": payment["amount"], "fee": payment["fee"],
-            "payouts": sum(p["amount"] for p in paid), "remainder": remainder}
+    return {
+        "gross": payment["amount"],
+        "fee": payment["fee"],
+        "payouts": sum(p["amount"] for p in paid),
+        "remainder": remainder,
+    }
 
 
 class TestShares:
@@ -64,8 +70,12 @@ class TestShares:
         ],
     )
     async def test_immediate_payouts_balance_to_the_cent(
-        self, rt: Runtime, client: httpx.AsyncClient, value: str,
-        parts: list[dict[str, Any]], shares: list[int],
+        self,
+        rt: Runtime,
+        client: httpx.AsyncClient,
+        value: str,
+        parts: list[dict[str, Any]],
+        shares: list[int],
     ) -> None:
         account = await make_account(rt)
         headers = await bearer(client, account)
@@ -87,26 +97,45 @@ class TestShares:
         account = await make_account(rt)
         await set_cash_in_fee(rt, account.account_id, "0.99", "0")
         headers = await bearer(client, account)
-        charge = await create_charge(client, headers, value="100.00",
-                                     splits=[split("33.33")] * 2 + [split("10.00", "FIXED")])
+        charge = await create_charge(
+            client, headers, value="100.00", splits=[split("33.33")] * 2 + [split("10.00", "FIXED")]
+        )
         await pay(client, headers, charge)
         await drain(rt)
         assert await reconcile(rt, account.account_id, 0) == {
-            "gross": 10000, "fee": 99, "payouts": 3333 * 2 + 1000, "remainder": 2235}
+            "gross": 10000,
+            "fee": 99,
+            "payouts": 3333 * 2 + 1000,
+            "remainder": 2235,
+        }
 
     async def test_payout_goes_to_the_split_key(
         self, rt: Runtime, client: httpx.AsyncClient
     ) -> None:
         account = await make_account(rt)
         headers = await bearer(client, account)
-        charge = await create_charge(client, headers, value="10.00", splits=[
-            split("2.00", "FIXED", pixKey="Parceiro@Example.com", pixKeyType="EMAIL",
-                  name="Parceiro Ltda")])
+        charge = await create_charge(
+            client,
+            headers,
+            value="10.00",
+            splits=[
+                split(
+                    "2.00",
+                    "FIXED",
+                    pixKey="Parceiro@Example.com",
+                    pixKeyType="EMAIL",
+                    name="Parceiro Ltda",
+                )
+            ],
+        )
         await pay(client, headers, charge)
         await drain(rt)
         [payout] = await payouts(rt, account.account_id)
         assert (payout["operation"], payout["pix_key"], payout["pix_key_type"]) == (
-            "WITHDRAW", "parceiro@example.com", "EMAIL")
+            "WITHDRAW",
+            "parceiro@example.com",
+            "EMAIL",
+        )
         assert payout["counterpart"]["document"] == "11222333000181"
         async with rt.db.connection() as conn:
             events = await conn.fetch("SELECT type, transaction_id FROM events ORDER BY id")
@@ -145,18 +174,24 @@ class TestSchedule:
         headers = await bearer(client, account)
         # an hour boundary in the past of the database's clock, so the worker finds it due
         rt.clock = FixedClock(datetime(2024, 1, 10, 10, 15, tzinfo=UTC))
-        first = await create_charge(client, headers, value="10.00",
-                                    splits=[split("10"), split("1.00", "FIXED", immediate=True)])
+        first = await create_charge(
+            client,
+            headers,
+            value="10.00",
+            splits=[split("10"), split("1.00", "FIXED", immediate=True)],
+        )
         second = await create_charge(client, headers, value="20.00", splits=[split("10")])
         await pay(client, headers, first)
         await pay(client, headers, second)
         # only the immediate split left at once; one run is queued for 11:00
         assert [p["amount"] for p in await payouts(rt, account.account_id)] == [100]
         async with rt.db.connection() as conn:
-            jobs = await conn.fetch("SELECT run_at, args FROM jobs WHERE kind = $1",
-                                    RUN_DUE_SPLITS.name)
+            jobs = await conn.fetch(
+                "SELECT run_at, args FROM jobs WHERE kind = $1", RUN_DUE_SPLITS.name
+            )
         assert [(j["run_at"], j["args"]["account_id"]) for j in jobs] == [
-            (datetime(2024, 1, 10, 11, tzinfo=UTC), account.account_id)]
+            (datetime(2024, 1, 10, 11, tzinfo=UTC), account.account_id)
+        ]
         await drain(rt)
         paid = await payouts(rt, account.account_id)
         assert sorted(p["amount"] for p in paid) == [100, 100, 200]
@@ -164,5 +199,6 @@ class TestSchedule:
         async with rt.db.connection() as conn:
             assert await conn.fetchval("SELECT available FROM accounts") == 3000 - 400
         # running the job again pays nothing twice
-        assert await splits.run_due(rt, account.account_id,
-                                    datetime(2024, 1, 10, 11, tzinfo=UTC)) == 0
+        assert (
+            await splits.run_due(rt, account.account_id, datetime(2024, 1, 10, 11, tzinfo=UTC)) == 0
+        )

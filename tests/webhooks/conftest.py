@@ -52,14 +52,30 @@ async def insert_transaction(
     """A transaction row as the money helpers leave it (their services are not ours to call)."""
     n = next(_counter)
     values: dict[str, Any] = {
-        "account_id": account_id, "operation": operation, "kind": kind, "status": status,
-        "external_id": f"ext-{n}", "amount": amount, "fee": fee,
+        "account_id": account_id,
+        "operation": operation,
+        "kind": kind,
+        "status": status,
+        "external_id": f"ext-{n}",
+        "amount": amount,
+        "fee": fee,
         "end_to_end_id": f"E12345678202611221403{n:011d}",
-        "pix_key": "maria@example.com", "pix_key_type": "EMAIL", "description": "Pedido",
-        "counterpart": {"name": "Maria Souza", "document": "12345678909",
-                        "bank": {"bankISPB": "60701190", "bankName": "ITAU", "bankCode": "341",
-                                 "accountBranch": "0001", "accountNumber": "123456"}},
-        "parent_id": parent_id, **columns,
+        "pix_key": "maria@example.com",
+        "pix_key_type": "EMAIL",
+        "description": "Pedido",
+        "counterpart": {
+            "name": "Maria Souza",
+            "document": "12345678909",
+            "bank": {
+                "bankISPB": "60701190",
+                "bankName": "ITAU",
+                "bankCode": "341",
+                "accountBranch": "0001",
+                "accountNumber": "123456",
+            },
+        },
+        "parent_id": parent_id,
+        **columns,
     }
     names = ", ".join(values)
     marks = ", ".join(f"${i + 1}" for i in range(len(values)))

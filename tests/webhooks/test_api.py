@@ -21,8 +21,9 @@ async def _count(rt: Runtime, table: str) -> int:
 async def _event(rt: Runtime, account_id: int, **kw: object) -> tuple[int, int]:
     async with rt.db.begin() as conn:
         tx = await insert_transaction(conn, account_id, **kw)  # type: ignore[arg-type]
-        event_id = await events.record(conn, account_id=account_id, type="cash_out",
-                                       transaction_id=tx)
+        event_id = await events.record(
+            conn, account_id=account_id, type="cash_out", transaction_id=tx
+        )
     return tx, event_id
 
 
@@ -60,8 +61,11 @@ class TestEnabled:
     ) -> None:
         account = await make_account(api_on)
         auth = await bearer(client, account)
-        body = {"url": receiver.url(), "eventType": "cash_out",
-                "headers": [{"key": "X-Token", "value": "one"}]}
+        body = {
+            "url": receiver.url(),
+            "eventType": "cash_out",
+            "headers": [{"key": "X-Token", "value": "one"}],
+        }
         created = await client.post("/api/webhooks", json=body, headers=auth)
         assert created.status_code == 200 and created.json()["success"] is True
         other = {"url": receiver.url("/other"), "eventType": "cash_out"}
@@ -91,10 +95,16 @@ class TestEnabled:
             {"url": "https://127.0.0.1/x", "eventType": "cash_out"},  # loopback
             {"url": "https://169.254.169.254/latest", "eventType": "cash_out"},  # link-local
             {"url": "https://hooks.example.com/x", "eventType": "payment_done"},  # event type
-            {"url": "https://hooks.example.com/x", "eventType": "cash_out",
-             "headers": [{"key": f"X-{i}", "value": "v"} for i in range(6)]},  # > 5 headers
-            {"url": "https://hooks.example.com/x", "eventType": "cash_out",
-             "headers": [{"key": "Host", "value": "evil"}]},  # blocked header
+            {
+                "url": "https://hooks.example.com/x",
+                "eventType": "cash_out",
+                "headers": [{"key": f"X-{i}", "value": "v"} for i in range(6)],
+            },  # > 5 headers
+            {
+                "url": "https://hooks.example.com/x",
+                "eventType": "cash_out",
+                "headers": [{"key": "Host", "value": "evil"}],
+            },  # blocked header
             {"url": "https://hooks.example.com/x", "eventType": "med_created", "version": "v2"},
             {"url": "https://hooks.example.com/x"},  # eventType missing
             {"url": "not a url", "eventType": "cash_out"},
@@ -127,8 +137,9 @@ class TestEnabled:
         async with api_on.db.connection() as conn:
             await conn.execute("DELETE FROM credentials WHERE account_id = $1", account.account_id)
             await conn.execute("DELETE FROM certificates WHERE account_id = $1", account.account_id)
-            await conn.execute("DELETE FROM ledger_postings WHERE account_id = $1",
-                               account.account_id)
+            await conn.execute(
+                "DELETE FROM ledger_postings WHERE account_id = $1", account.account_id
+            )
             await conn.execute("DELETE FROM accounts WHERE id = $1", account.account_id)
         body = {"url": receiver.url(), "eventType": "cash_out"}
         assert (await client.post("/api/webhooks", json=body, headers=auth)).status_code == 404
@@ -143,10 +154,12 @@ class TestResend:
 
         account = await make_account(insecure)
         auth = await bearer(client, account)
-        await webhooks.add(insecure, account.account_id, event_type="cash_out",
-                           url=receiver.url("/first"))
-        await webhooks.add(insecure, account.account_id, event_type="cash_out",
-                           url=receiver.url("/second"))
+        await webhooks.add(
+            insecure, account.account_id, event_type="cash_out", url=receiver.url("/first")
+        )
+        await webhooks.add(
+            insecure, account.account_id, event_type="cash_out", url=receiver.url("/second")
+        )
         receiver.plan("/first", 202)
         receiver.plan("/second", 500)
         tx, event_id = await _event(insecure, account.account_id)
@@ -161,8 +174,12 @@ class TestResend:
         assert sorted(r.path for r in receiver.received) == ["/first", "/second"]
         assert await _count(insecure, "webhook_attempts") == 2
 
-        for identifier in (str(row["transaction_id"]), row["external_id"],
-                           row["end_to_end_id"], f"evt_{event_id}"):
+        for identifier in (
+            str(row["transaction_id"]),
+            row["external_id"],
+            row["end_to_end_id"],
+            f"evt_{event_id}",
+        ):
             again = await client.post(f"/api/resend-webhook/{identifier}", headers=auth)
             assert again.status_code == 200 and again.json()["statusCode"] == 200, identifier
         ids = {r.headers["webhook-id"] for r in receiver.at("/first")}
@@ -172,8 +189,7 @@ class TestResend:
         sent = len(receiver.received)
         await drain(insecure)
         async with insecure.db.connection() as conn:
-            states = await conn.fetch(
-                "SELECT url, status FROM webhook_deliveries ORDER BY id")
+            states = await conn.fetch("SELECT url, status FROM webhook_deliveries ORDER BY id")
         assert [s["status"] for s in states] == ["delivered", "delivered"]
         assert len(receiver.received) == sent
 
@@ -184,15 +200,17 @@ class TestResend:
         auth = await bearer(client, account)
         tx, _ = await _event(insecure, account.account_id)
         receiver.plan("/tmp", 418)
-        response = await client.post(f"/api/resend-webhook/{tx}",
-                                     json={"url": receiver.url("/tmp")}, headers=auth)
+        response = await client.post(
+            f"/api/resend-webhook/{tx}", json={"url": receiver.url("/tmp")}, headers=auth
+        )
         assert response.status_code == 200
         assert response.json()["statusCode"] == 418
         assert [r.path for r in receiver.received] == ["/tmp"]
         assert await _count(insecure, "webhook_endpoints") == 0
         async with insecure.db.connection() as conn:
-            logged = await conn.fetchrow("SELECT * FROM webhook_attempts WHERE id = $1",
-                                         response.json()["webhookLogId"])
+            logged = await conn.fetchrow(
+                "SELECT * FROM webhook_attempts WHERE id = $1", response.json()["webhookLogId"]
+            )
         assert logged["status_code"] == 418 and logged["trigger"] == "resend"
 
     async def test_400_without_url_or_configuration(
@@ -200,8 +218,9 @@ class TestResend:
     ) -> None:
         account = await make_account(insecure)
         tx, _ = await _event(insecure, account.account_id)
-        response = await client.post(f"/api/resend-webhook/{tx}",
-                                     headers=await bearer(client, account))
+        response = await client.post(
+            f"/api/resend-webhook/{tx}", headers=await bearer(client, account)
+        )
         assert_general_error(response, 400)
         assert await _count(insecure, "webhook_attempts") == 0
 
@@ -212,8 +231,9 @@ class TestResend:
         tx, _ = await _event(rt, account.account_id)
         auth = await bearer(client, account)
         for url in ("http://hooks.example.com/", "https://192.168.0.10/", "https://[::1]/"):
-            response = await client.post(f"/api/resend-webhook/{tx}", json={"url": url},
-                                         headers=auth)
+            response = await client.post(
+                f"/api/resend-webhook/{tx}", json={"url": url}, headers=auth
+            )
             assert response.status_code == 400, url
         assert await _count(rt, "webhook_deliveries") == 0
 
@@ -226,10 +246,17 @@ class TestResend:
         async with insecure.db.connection() as conn:
             row = await conn.fetchrow("SELECT * FROM transactions WHERE id = $1", tx)
         auth = await bearer(client, intruder)
-        for identifier in (str(tx), str(row["transaction_id"]), row["external_id"],
-                           row["end_to_end_id"], f"evt_{event_id}", "nothing-like-this"):
-            response = await client.post(f"/api/resend-webhook/{identifier}",
-                                         json={"url": receiver.url()}, headers=auth)
+        for identifier in (
+            str(tx),
+            str(row["transaction_id"]),
+            row["external_id"],
+            row["end_to_end_id"],
+            f"evt_{event_id}",
+            "nothing-like-this",
+        ):
+            response = await client.post(
+                f"/api/resend-webhook/{identifier}", json={"url": receiver.url()}, headers=auth
+            )
             assert response.status_code == 404, identifier
             assert response.json()["message"].endswith(f"{identifier} not found")
         assert receiver.received == []
@@ -239,14 +266,16 @@ class TestResend:
     ) -> None:
         account = await make_account(rt)
         auth = await bearer(client, account)
-        responses = [await client.post("/api/resend-webhook/missing", headers=auth)
-                     for _ in range(61)]
+        responses = [
+            await client.post("/api/resend-webhook/missing", headers=auth) for _ in range(61)
+        ]
         assert [r.status_code for r in responses[:60]] == [404] * 60
         assert responses[60].status_code == 429
         assert 1 <= int(responses[60].headers["retry-after"]) <= 60
         other = await make_account(rt, name="Other")
-        other_status = await client.post("/api/resend-webhook/missing",
-                                         headers=await bearer(client, other))
+        other_status = await client.post(
+            "/api/resend-webhook/missing", headers=await bearer(client, other)
+        )
         assert other_status.status_code == 404  # limits are per account
 
 
@@ -266,27 +295,40 @@ class TestEvents:
         await drain(insecure)
 
         page = (await client.get("/api/events", params={"size": 2}, headers=auth)).json()
-        assert page["metadata"] == {"page": 1, "size": 2, "total": 3, "totalPages": 2,
-                                    "hasNext": True, "hasPrevious": False}
-        states = {e["id"]: e["deliveryState"] for e in
-                  (await client.get("/api/events", headers=auth)).json()["data"]}
+        assert page["metadata"] == {
+            "page": 1,
+            "size": 2,
+            "total": 3,
+            "totalPages": 2,
+            "hasNext": True,
+            "hasPrevious": False,
+        }
+        states = {
+            e["id"]: e["deliveryState"]
+            for e in (await client.get("/api/events", headers=auth)).json()["data"]
+        }
         assert states[f"evt_{unrouted}"] == "none"
         assert sorted(states.values()) == ["delivered", "none", "pending"]
-        pending = (await client.get("/api/events", params={"deliveryState": "pending"},
-                                    headers=auth)).json()
+        pending = (
+            await client.get("/api/events", params={"deliveryState": "pending"}, headers=auth)
+        ).json()
         assert [e["deliveryState"] for e in pending["data"]] == ["pending"]
         item = pending["data"][0]
         assert set(item) == {"id", "type", "transactionId", "createdAt", "deliveryState"}
         none = (await client.get("/api/events", params={"type": "cash_in"}, headers=auth)).json()
         assert none["metadata"]["total"] == 0 and none["data"] == []
-        future = (await client.get("/api/events", params={"startDate": "2999-01-01T00:00:00Z"},
-                                   headers=auth)).json()
+        future = (
+            await client.get(
+                "/api/events", params={"startDate": "2999-01-01T00:00:00Z"}, headers=auth
+            )
+        ).json()
         assert future["data"] == []
 
         redelivered = await client.post(f"/api/resend-webhook/{item['id']}", headers=auth)
         assert redelivered.json()["statusCode"] == 200
-        after = (await client.get("/api/events", params={"deliveryState": "pending"},
-                                  headers=auth)).json()
+        after = (
+            await client.get("/api/events", params={"deliveryState": "pending"}, headers=auth)
+        ).json()
         assert after["data"] == []
 
     async def test_bad_parameters_are_400_and_other_accounts_invisible(
@@ -297,16 +339,28 @@ class TestEvents:
         other = await make_account(rt, name="Other")
         auth = await bearer(client, other)
         assert (await client.get("/api/events", headers=auth)).json()["data"] == []
-        for params in ({"size": 0}, {"size": 101}, {"page": 0}, {"type": "nope"},
-                       {"deliveryState": "lost"}, {"startDate": "yesterday"}):
+        for params in (
+            {"size": 0},
+            {"size": 101},
+            {"page": 0},
+            {"type": "nope"},
+            {"deliveryState": "lost"},
+            {"startDate": "yesterday"},
+        ):
             assert (await client.get("/api/events", params=params, headers=auth)).status_code == 400
 
 
 async def test_openapi_documents_every_payload(rt: Runtime, client: httpx.AsyncClient) -> None:
     document = (await client.get("/openapi.json")).json()
     names = set(document["webhooks"])
-    assert {"cash_out (v1)", "cash_in (v1)", "med_created (v1)", "TRANSFER (v2)",
-            "RECEIVE (v2)", "REFUND (v2)"} <= names
+    assert {
+        "cash_out (v1)",
+        "cash_in (v1)",
+        "med_created (v1)",
+        "TRANSFER (v2)",
+        "RECEIVE (v2)",
+        "REFUND (v2)",
+    } <= names
     transfer = document["webhooks"]["TRANSFER (v2)"]["post"]["requestBody"]["content"]
     examples = transfer["application/json"]["examples"]
     assert examples["liquidated"]["value"]["type"] == "TRANSFER"

@@ -38,8 +38,13 @@ async def test_three_urls_each_receive_the_event_signed(
     rt = insecure
     account = await make_account(rt)
     for path in ("/a", "/b", "/c"):
-        await webhooks.add(rt, account.account_id, event_type="cash_out", url=receiver.url(path),
-                           headers=[("X-Token", f"t{path}")])
+        await webhooks.add(
+            rt,
+            account.account_id,
+            event_type="cash_out",
+            url=receiver.url(path),
+            headers=[("X-Token", f"t{path}")],
+        )
     secret = await _secret(rt, account.account_id)
     await _confirmed_event(rt, account.account_id)
 
@@ -67,8 +72,9 @@ async def test_event_of_a_rolled_back_change_is_never_sent(
     try:
         async with rt.db.begin() as conn:
             tx = await insert_transaction(conn, account.account_id)
-            await events.record(conn, account_id=account.account_id, type="cash_out",
-                                transaction_id=tx)
+            await events.record(
+                conn, account_id=account.account_id, type="cash_out", transaction_id=tx
+            )
             raise RuntimeError("the state change fails after the event was written")
     except RuntimeError:
         pass
@@ -105,10 +111,14 @@ async def test_500_twice_then_200_is_delivered_on_the_third_attempt(
         delivery = await conn.fetchrow("SELECT * FROM webhook_deliveries")
         attempts = await conn.fetch(
             "SELECT status_code, duration_ms, response_excerpt, trigger FROM webhook_attempts "
-            "ORDER BY id")
+            "ORDER BY id"
+        )
         job_status = await conn.fetchval("SELECT status FROM jobs")
     assert (delivery["status"], delivery["attempts"], delivery["last_status_code"]) == (
-        "delivered", 3, 200)
+        "delivered",
+        3,
+        200,
+    )
     assert [a["status_code"] for a in attempts] == [500, 500, 200]
     assert all(a["duration_ms"] >= 0 and a["response_excerpt"] for a in attempts)
     assert job_status == "done"
@@ -150,7 +160,8 @@ async def test_redirect_is_a_failure_and_not_followed(
     async with rt.db.connection() as conn:
         row = await conn.fetchrow(
             "SELECT d.status, a.status_code, a.error FROM webhook_deliveries d "
-            "JOIN webhook_attempts a ON a.delivery_id = d.id")
+            "JOIN webhook_attempts a ON a.delivery_id = d.id"
+        )
     assert (row["status"], row["status_code"]) == ("pending", 302)
     assert "redirect" in row["error"]
 
@@ -188,10 +199,15 @@ async def test_v1_and_v2_urls_get_the_same_facts(insecure: Runtime, receiver: Re
     rt = insecure
     account = await make_account(rt)
     await webhooks.add(rt, account.account_id, event_type="cash_out", url=receiver.url("/v1"))
-    await webhooks.add(rt, account.account_id, event_type="cash_out", url=receiver.url("/v2"),
-                       version="v2")
-    await _confirmed_event(rt, account.account_id, kind="dict_transfer",
-                           idempotency_key="5b8f0a54-2f7e-4a8e-9d2c-1f1f7c3a9b10")
+    await webhooks.add(
+        rt, account.account_id, event_type="cash_out", url=receiver.url("/v2"), version="v2"
+    )
+    await _confirmed_event(
+        rt,
+        account.account_id,
+        kind="dict_transfer",
+        idempotency_key="5b8f0a54-2f7e-4a8e-9d2c-1f1f7c3a9b10",
+    )
     await drain(rt)
     v1 = orjson.loads(receiver.at("/v1")[0].body)
     v2 = orjson.loads(receiver.at("/v2")[0].body)
@@ -211,8 +227,9 @@ async def test_burst_of_500_events_none_missing(insecure: Runtime, receiver: Rec
         async with rt.db.begin() as conn:
             for _ in range(n):
                 tx = await insert_transaction(conn, account.account_id)
-                await events.record(conn, account_id=account.account_id, type="cash_out",
-                                    transaction_id=tx)
+                await events.record(
+                    conn, account_id=account.account_id, type="cash_out", transaction_id=tx
+                )
 
     await asyncio.gather(*(confirm_batch(25) for _ in range(20)))
     delivered = await drain(rt, rounds=1000)
@@ -231,8 +248,7 @@ async def test_posts_beyond_the_destinations_limit_wait_and_others_do_not(
     await other.start()
 
     def post(url: str) -> Coroutine[Any, Any, webhooks.Attempt]:
-        return webhooks.post(rt, url=url, body=b"{}", message_id="msg_1", headers={},
-                             secrets=[])
+        return webhooks.post(rt, url=url, body=b"{}", message_id="msg_1", headers={}, secrets=[])
 
     try:
         stalled = [asyncio.create_task(post(receiver.url("/slow"))) for _ in range(4)]

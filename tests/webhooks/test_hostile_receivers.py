@@ -48,18 +48,25 @@ class FakeDns:
         self.lookups: list[str] = []
 
     async def getaddrinfo(
-        self, host: Any, port: Any, *, family: int = 0, type: int = 0,
-        proto: int = 0, flags: int = 0,
+        self,
+        host: Any,
+        port: Any,
+        *,
+        family: int = 0,
+        type: int = 0,
+        proto: int = 0,
+        flags: int = 0,
     ) -> list[tuple[Any, ...]]:
         name = host.decode() if isinstance(host, bytes) else host  # anyio passes IDNA bytes
         if name not in self.names:
-            return list(await self.real(host, port, family=family, type=type, proto=proto,
-                                        flags=flags))
+            return list(
+                await self.real(host, port, family=family, type=type, proto=proto, flags=flags)
+            )
         self.lookups.append(name)
         return [
             (socket.AF_INET6, socket.SOCK_STREAM, 6, "", (address, int(port), 0, 0))
-            if ":" in address else
-            (socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(port)))
+            if ":" in address
+            else (socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(port)))
             for address in self.names[name]
         ]
 
@@ -92,8 +99,7 @@ async def _deliver_once(rt: Runtime, url: str, *, guard: float = 30.0) -> float:
     await webhooks.add(rt, account.account_id, event_type="cash_out", url=url)
     async with rt.db.begin() as conn:
         tx = await insert_transaction(conn, account.account_id)
-        await events.record(conn, account_id=account.account_id, type="cash_out",
-                            transaction_id=tx)
+        await events.record(conn, account_id=account.account_id, type="cash_out", transaction_id=tx)
     started = time.monotonic()
     async with asyncio.timeout(guard):
         assert await run_once(rt) == 1
@@ -107,7 +113,8 @@ async def _logged(rt: Runtime) -> asyncpg.Record:
             "SELECT d.status, d.attempts, a.status_code, a.duration_ms, a.response_excerpt, "
             "a.error, j.status AS job_status, j.run_at - now() AS retry_in "
             "FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id "
-            "JOIN jobs j ON j.kind = 'webhook.deliver'")
+            "JOIN jobs j ON j.kind = 'webhook.deliver'"
+        )
     assert row is not None
     return row
 
@@ -152,8 +159,9 @@ async def test_a_redirect_is_a_failed_attempt_and_its_target_gets_nothing(
 # --- 2. the answer's body is read up to a cap ---------------------------------------------------
 
 
-@pytest.mark.parametrize("answer", [huge_body(50 * 2**20), endless_chunks()],
-                         ids=["50MB", "endless-chunked"])
+@pytest.mark.parametrize(
+    "answer", [huge_body(50 * 2**20), endless_chunks()], ids=["50MB", "endless-chunked"]
+)
 async def test_a_huge_answer_is_read_only_up_to_the_cap(
     insecure: Runtime, receiver: Receiver, answer: Scripted
 ) -> None:
@@ -181,8 +189,9 @@ async def test_the_excerpt_is_the_first_2048_characters(
     insecure: Runtime, receiver: Receiver, char: str
 ) -> None:
     receiver.plan("/hook", body_of((char * 5000).encode()))
-    attempt = await webhooks.post(insecure, url=receiver.url(), body=b"{}", message_id="msg_1",
-                                  headers={}, secrets=[])
+    attempt = await webhooks.post(
+        insecure, url=receiver.url(), body=b"{}", message_id="msg_1", headers={}, secrets=[]
+    )
     assert attempt.ok
     assert attempt.excerpt == char * 2048
 
@@ -203,9 +212,15 @@ async def test_endless_headers_are_refused_after_100_kib(
 # --- 3. a total deadline per attempt ------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("answer", "status_code"), [
-    (trickled_headers(0.1), None), (trickled_body(0.1), 200), (endless_continues(0.1), None),
-], ids=["headers", "body", "100-continue"])
+@pytest.mark.parametrize(
+    ("answer", "status_code"),
+    [
+        (trickled_headers(0.1), None),
+        (trickled_body(0.1), 200),
+        (endless_continues(0.1), None),
+    ],
+    ids=["headers", "body", "100-continue"],
+)
 async def test_a_trickling_receiver_is_cut_at_the_deadline_and_retried(
     insecure: Runtime, receiver: Receiver, answer: Scripted, status_code: int | None
 ) -> None:
@@ -226,10 +241,17 @@ async def test_a_trickling_receiver_is_cut_at_the_deadline_and_retried(
 # --- 4. DNS rebinding ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("rebound", [
-    ["127.0.0.1"], ["10.0.0.1"], ["169.254.169.254"], ["::ffff:127.0.0.1"],
-    ["64:ff9b::a00:1"], [PUBLIC, "127.0.0.1"],
-])
+@pytest.mark.parametrize(
+    "rebound",
+    [
+        ["127.0.0.1"],
+        ["10.0.0.1"],
+        ["169.254.169.254"],
+        ["::ffff:127.0.0.1"],
+        ["64:ff9b::a00:1"],
+        [PUBLIC, "127.0.0.1"],
+    ],
+)
 async def test_a_name_rebound_to_a_private_address_is_refused_at_delivery(
     rt: Runtime, dns: FakeDns, rebound: list[str]
 ) -> None:
@@ -242,8 +264,9 @@ async def test_a_name_rebound_to_a_private_address_is_refused_at_delivery(
         await webhooks.add(rt, account.account_id, event_type="cash_out", url=url)
         async with rt.db.begin() as conn:
             tx = await insert_transaction(conn, account.account_id)
-            await events.record(conn, account_id=account.account_id, type="cash_out",
-                                transaction_id=tx)
+            await events.record(
+                conn, account_id=account.account_id, type="cash_out", transaction_id=tx
+            )
         dns.names[HOST] = rebound  # ...private when delivered
         dns.lookups.clear()
         assert await run_once(rt) == 1
@@ -268,8 +291,14 @@ async def test_with_insecure_on_the_same_name_connects_with_its_sni(
     await listener.start()
     dns.names[HOST] = ["127.0.0.1"]
     try:
-        attempt = await webhooks.post(insecure, url=f"https://{HOST}:{listener.port}/hook",
-                                      body=b"{}", message_id="msg_1", headers={}, secrets=[])
+        attempt = await webhooks.post(
+            insecure,
+            url=f"https://{HOST}:{listener.port}/hook",
+            body=b"{}",
+            message_id="msg_1",
+            headers={},
+            secrets=[],
+        )
     finally:
         await listener.stop()
     assert (listener.connections, listener.server_names) == (1, [HOST])
@@ -281,8 +310,14 @@ async def test_the_host_header_is_the_registered_hostname(
     insecure: Runtime, dns: FakeDns, receiver: Receiver
 ) -> None:
     dns.names[HOST] = ["127.0.0.1"]
-    attempt = await webhooks.post(insecure, url=receiver.url(host=HOST), body=b"{}",
-                                  message_id="msg_1", headers={}, secrets=[])
+    attempt = await webhooks.post(
+        insecure,
+        url=receiver.url(host=HOST),
+        body=b"{}",
+        message_id="msg_1",
+        headers={},
+        secrets=[],
+    )
     assert attempt.ok
     assert receiver.received[0].headers["host"] == f"{HOST}:{receiver.port}"
 
@@ -296,8 +331,11 @@ async def test_no_cookie_is_kept_or_sent_to_any_receiver(
     receiver.answer_headers["/hook"] = {"Set-Cookie": "session=abc; Path=/; Max-Age=3600"}
 
     async def post(url: str) -> None:
-        assert (await webhooks.post(insecure, url=url, body=b"{}", message_id="msg_1",
-                                    headers={}, secrets=[])).ok
+        assert (
+            await webhooks.post(
+                insecure, url=url, body=b"{}", message_id="msg_1", headers={}, secrets=[]
+            )
+        ).ok
 
     await post(receiver.url())
     await post(receiver.url())  # the receiver that set it

@@ -29,8 +29,9 @@ class TestSigning:
         assert rules.sign(VECTOR_SECRET, VECTOR_ID, VECTOR_TS, VECTOR_BODY) == VECTOR_SIGNATURE
 
     def test_verify_accepts_the_vector_within_tolerance(self) -> None:
-        assert verify_signature(VECTOR_SECRET, _headers(VECTOR_SIGNATURE), VECTOR_BODY,
-                                now=VECTOR_TS + 10)
+        assert verify_signature(
+            VECTOR_SECRET, _headers(VECTOR_SIGNATURE), VECTOR_BODY, now=VECTOR_TS + 10
+        )
 
     def test_verify_refuses_tampering_old_messages_and_other_secrets(self) -> None:
         good = _headers(VECTOR_SIGNATURE)
@@ -58,8 +59,15 @@ class TestConfiguration:
         assert rules.check_headers([("X-Token", "abc")]) == {"X-Token": "abc"}
         with pytest.raises(InvalidWebhookConfig, match="at most 5"):
             rules.check_headers([(f"X-{i}", "v") for i in range(6)])
-        for blocked in ("Host", "content-length", "Connection", "Transfer-Encoding",
-                        "Content-Type", "User-Agent", "webhook-signature"):
+        for blocked in (
+            "Host",
+            "content-length",
+            "Connection",
+            "Transfer-Encoding",
+            "Content-Type",
+            "User-Agent",
+            "webhook-signature",
+        ):
             with pytest.raises(InvalidWebhookConfig, match="cannot be set"):
                 rules.check_headers([(blocked, "x")])
         with pytest.raises(InvalidWebhookConfig):
@@ -88,14 +96,33 @@ class TestDestinations:
         with pytest.raises(InvalidWebhookConfig, match="credentials"):
             rules.parse_destination("https://u:p@example.com", allow_insecure=False)
 
-    @pytest.mark.parametrize("address", [
-        "10.0.0.1", "172.16.5.4", "192.168.1.1", "127.0.0.1", "169.254.169.254", "0.0.0.0",
-        "100.64.0.1", "224.0.0.1", "::1", "fe80::1", "fc00::1", "::ffff:10.0.0.1", "240.0.0.1",
-        # IPv6 that Python 3.11 calls global: NAT64 and 6to4 of private IPv4, IPv4-compatible,
-        # local-use NAT64, site-local
-        "64:ff9b::a00:1", "64:ff9b::7f00:1", "2002:a00:1::", "2002:a9fe:a9fe::1", "::a00:1",
-        "64:ff9b:1::a00:1", "fec0::1",
-    ])
+    @pytest.mark.parametrize(
+        "address",
+        [
+            "10.0.0.1",
+            "172.16.5.4",
+            "192.168.1.1",
+            "127.0.0.1",
+            "169.254.169.254",
+            "0.0.0.0",
+            "100.64.0.1",
+            "224.0.0.1",
+            "::1",
+            "fe80::1",
+            "fc00::1",
+            "::ffff:10.0.0.1",
+            "240.0.0.1",
+            # IPv6 that Python 3.11 calls global: NAT64 and 6to4 of private IPv4, IPv4-compatible,
+            # local-use NAT64, site-local
+            "64:ff9b::a00:1",
+            "64:ff9b::7f00:1",
+            "2002:a00:1::",
+            "2002:a9fe:a9fe::1",
+            "::a00:1",
+            "64:ff9b:1::a00:1",
+            "fec0::1",
+        ],
+    )
     def test_private_and_special_addresses_refused(self, address: str) -> None:
         with pytest.raises(UnsafeWebhookDestination):
             rules.check_addresses("h", [address], allow_insecure=False)
@@ -139,9 +166,22 @@ class TestRetries:
 
 
 V1_FIELDS = {
-    "event", "status", "transactionType", "movementType", "transactionId", "externalId",
-    "endToEndId", "pixKey", "feeAmount", "originalAmount", "finalAmount", "processingDate",
-    "errorCode", "errorMessage", "counterpart", "metadata",
+    "event",
+    "status",
+    "transactionType",
+    "movementType",
+    "transactionId",
+    "externalId",
+    "endToEndId",
+    "pixKey",
+    "feeAmount",
+    "originalAmount",
+    "finalAmount",
+    "processingDate",
+    "errorCode",
+    "errorMessage",
+    "counterpart",
+    "metadata",
 }
 
 
@@ -152,11 +192,19 @@ class TestPayloads:
         assert body["event"] == "CashOut" and body["movementType"] == "DEBIT"
         assert body["transactionType"] == "PIX"
         assert (body["originalAmount"], body["feeAmount"], body["finalAmount"]) == (
-            123.45, 0.5, 123.95)
+            123.45,
+            0.5,
+            123.95,
+        )
         assert body["errorCode"] is None and body["errorMessage"] is None
         assert body["counterpart"]["document"] != "12345678909"
         assert set(body["counterpart"]["bank"]) == {
-            "bankISPB", "bankName", "bankCode", "accountBranch", "accountNumber"}
+            "bankISPB",
+            "bankName",
+            "bankCode",
+            "accountBranch",
+            "accountNumber",
+        }
         assert body["processingDate"].endswith("Z")
 
     def test_v1_error_carries_the_reason(self) -> None:
@@ -171,8 +219,10 @@ class TestPayloads:
         assert transfer["data"]["idempotencyKey"] and transfer["data"]["id"] == 1042
         failed = schemas.example("cash_out", "v2", status="ERROR")["data"]
         assert failed["status"] == "ERROR"
-        assert failed["error"] == {"code": "ORDER_REJECTED",
-                                   "message": "destination bank rejected the payment"}
+        assert failed["error"] == {
+            "code": "ORDER_REJECTED",
+            "message": "destination bank rejected the payment",
+        }
         receive = schemas.example("cash_in", "v2")
         assert receive["type"] == "RECEIVE" and receive["data"]["txId"]
         refund = schemas.example("refund_in", "v2")["data"]

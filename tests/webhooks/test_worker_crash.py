@@ -29,8 +29,13 @@ async def _spawn_worker(rt: Runtime) -> asyncio.subprocess.Process:
     }
     command = Path(sys.executable).parent / "pixgate"
     return await asyncio.create_subprocess_exec(
-        str(command), "worker", "--concurrency", "4", env=env,
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+        str(command),
+        "worker",
+        "--concurrency",
+        "4",
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
     )
 
 
@@ -50,8 +55,7 @@ async def test_sigkill_mid_delivery_is_delivered_after_restart(
     receiver.plan("/hook", STALL, 200)
     async with rt.db.begin() as conn:
         tx = await insert_transaction(conn, account.account_id)
-        await events.record(conn, account_id=account.account_id, type="cash_out",
-                            transaction_id=tx)
+        await events.record(conn, account_id=account.account_id, type="cash_out", transaction_id=tx)
 
     first = await _spawn_worker(rt)
     try:

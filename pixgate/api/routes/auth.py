@@ -76,7 +76,7 @@ _BODY_SCHEMA: dict[str, Any] = {
                 }
             },
         },
-    }
+    },
 }
 
 
@@ -108,8 +108,11 @@ async def issue_token(
     body = _credentials(request, await request.body())
     token = await auth.issue_token(rt, cert, uuid.UUID(body.clientId), body.clientSecret)
     return JSONResponse(
-        {"access_token": token.access_token, "token_type": token.token_type,
-         "expires_in": token.expires_in},
+        {
+            "access_token": token.access_token,
+            "token_type": token.token_type,
+            "expires_in": token.expires_in,
+        },
         status_code=201,
         headers={"Cache-Control": "no-store"},
     )

@@ -56,8 +56,13 @@ async def create_cash_in(
             additional_info=body.additionalInfo,
             splits=[
                 cash_in.SplitOrder(
-                    pix_key=s.pixKey, pix_key_type=s.pixKeyType, name=s.name,
-                    document=s.document, type=s.type, value=s.value, immediate=s.immediate,
+                    pix_key=s.pixKey,
+                    pix_key_type=s.pixKeyType,
+                    name=s.name,
+                    document=s.document,
+                    type=s.type,
+                    value=s.value,
+                    immediate=s.immediate,
                 )
                 for s in body.splits
             ],

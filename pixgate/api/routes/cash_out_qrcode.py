@@ -21,8 +21,11 @@ router = APIRouter(tags=["cash-out"])
     response_model=QrCashOutResponse,
     summary="Pay a QR code (BR Code copy-and-paste string)",
     responses={
-        400: {"model": ApiError, "description": "invalid data or QR code, mismatched "
-              "amount, insufficient balance, own charge"},
+        400: {
+            "model": ApiError,
+            "description": "invalid data or QR code, mismatched "
+            "amount, insufficient balance, own charge",
+        },
         401: {"model": ApiError},
         409: {"model": ApiError, "description": "externalId already used"},
         500: {"model": ApiError},
@@ -35,8 +38,12 @@ async def create_qr_cash_out(
         rt,
         who.account_id,
         cash_out_qrcode.QrCashOutOrder(
-            value=body.value, qr_code=body.qrCode, external_id=body.externalId,
-            description=body.description, name=body.name, document=body.document,
+            value=body.value,
+            qr_code=body.qrCode,
+            external_id=body.externalId,
+            description=body.description,
+            name=body.name,
+            document=body.document,
         ),
         scenario=scenario,
     )

@@ -18,7 +18,9 @@ router = APIRouter(
     route_class=CentralBankRoute,
     tags=["cob"],
     responses={
-        400: {"model": SimpleError}, 401: {"model": SimpleError}, 404: {"model": SimpleError},
+        400: {"model": SimpleError},
+        401: {"model": SimpleError},
+        404: {"model": SimpleError},
         409: {"model": SimpleError},
     },
 )
@@ -27,7 +29,10 @@ Txid = Annotated[str, Path(pattern=r"^[a-zA-Z0-9]{26,35}$")]
 
 @router.put("/cob/{txid}", status_code=201, summary="Create an immediate charge")
 async def create_cob(
-    txid: Txid, body: CobRequest, rt: RuntimeDep, who: CurrentAccount,
+    txid: Txid,
+    body: CobRequest,
+    rt: RuntimeDep,
+    who: CurrentAccount,
     scenario: SandboxScenario,
 ) -> dict[str, Any]:
     created = await cob.create(rt, who.account_id, txid, _input(body), scenario=scenario)
@@ -58,7 +63,8 @@ def _input(body: CobRequest | CobPatch) -> cob.CobInput:
         chave=body.chave,
         solicitacao_pagador=body.solicitacaoPagador,
         info_adicionais=[i.model_dump() for i in body.infoAdicionais]
-        if body.infoAdicionais is not None else None,
+        if body.infoAdicionais is not None
+        else None,
     )
 
 
@@ -87,10 +93,12 @@ def shape(found: cob.Cob) -> dict[str, Any]:
             out[field] = body[field]
     payment = found.payment
     if payment is not None and payment["status"] == "CONFIRMED":
-        out["pix"] = [{
-            "endToEndId": payment["end_to_end_id"],
-            "txid": charge["txid"],
-            "valor": format_amount(payment["amount"]),
-            "horario": iso(payment["processed_at"]),
-        }]
+        out["pix"] = [
+            {
+                "endToEndId": payment["end_to_end_id"],
+                "txid": charge["txid"],
+                "valor": format_amount(payment["amount"]),
+                "horario": iso(payment["processed_at"]),
+            }
+        ]
     return out

@@ -20,17 +20,31 @@ router = APIRouter(
 
 
 class DictKeyRequest(BaseModel):
-    model_config = ConfigDict(json_schema_extra=example({
-        "key": "maria@example.com", "keyType": "EMAIL", "name": "Maria Souza",
-        "document": EXAMPLE_CPF, "ispb": "60701190", "bankName": "ITAU UNIBANCO S.A.",
-        "bankCode": "341", "branch": "0001", "accountNumber": "123456",
-    }))
+    model_config = ConfigDict(
+        json_schema_extra=example(
+            {
+                "key": "maria@example.com",
+                "keyType": "EMAIL",
+                "name": "Maria Souza",
+                "document": EXAMPLE_CPF,
+                "ispb": "60701190",
+                "bankName": "ITAU UNIBANCO S.A.",
+                "bankCode": "341",
+                "branch": "0001",
+                "accountNumber": "123456",
+            }
+        )
+    )
 
     key: str = Field(min_length=1, max_length=77)
     keyType: Literal["CPF", "CNPJ", "EMAIL", "PHONE", "EVP", "RANDOM", "DOCUMENT"]
     name: str = Field(min_length=1, max_length=140)
-    document: str = Field(min_length=11, max_length=18, json_schema_extra=DOCUMENT,
-                          description="CPF or CNPJ of the holder, with valid check digits")
+    document: str = Field(
+        min_length=11,
+        max_length=18,
+        json_schema_extra=DOCUMENT,
+        description="CPF or CNPJ of the holder, with valid check digits",
+    )
     ispb: str = Field(pattern=r"^\d{8}$")
     bankName: str = Field(min_length=1, max_length=140)
     bankCode: str = Field(default="000", pattern=r"^\d{3}$")
@@ -45,13 +59,19 @@ class DictKeyRequest(BaseModel):
     summary="Register a key in the sandbox DICT",
     responses={409: {"description": "The key is registered by another account."}},
 )
-async def register_key(
-    body: DictKeyRequest, rt: RuntimeDep, who: CurrentAccount
-) -> dict[str, str]:
+async def register_key(body: DictKeyRequest, rt: RuntimeDep, who: CurrentAccount) -> dict[str, str]:
     holder = await sandbox.register_key(
-        rt, who.account_id,
-        key=body.key, key_type=body.keyType, name=body.name, document=body.document,
-        ispb=body.ispb, bank_name=body.bankName, bank_code=body.bankCode, branch=body.branch,
-        account_number=body.accountNumber, status=body.status,
+        rt,
+        who.account_id,
+        key=body.key,
+        key_type=body.keyType,
+        name=body.name,
+        document=body.document,
+        ispb=body.ispb,
+        bank_name=body.bankName,
+        bank_code=body.bankCode,
+        branch=body.branch,
+        account_number=body.accountNumber,
+        status=body.status,
     )
     return {"key": holder.key, "keyType": holder.key_type, "status": holder.status}

@@ -30,8 +30,7 @@ router = APIRouter(
 
 
 def _received(received: charges.Received) -> dict[str, str]:
-    return {"transactionId": str(received.transaction_id),
-            "endToEndId": received.end_to_end_id}
+    return {"transactionId": str(received.transaction_id), "endToEndId": received.end_to_end_id}
 
 
 def _payer(payer: SandboxPayer) -> charges.Payer:

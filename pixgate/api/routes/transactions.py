@@ -37,8 +37,9 @@ async def list_transactions(
     result = await transactions.statement(
         rt,
         who.account_id,
-        transactions.ListQuery(page, size, status, type, startDate, endDate, externalId,
-                               endToEndId),
+        transactions.ListQuery(
+            page, size, status, type, startDate, endDate, externalId, endToEndId
+        ),
     )
     return {"data": result.items, "metadata": result.metadata}
 

@@ -50,8 +50,12 @@ async def add_webhook(
     if not rt.settings.webhook_api_enabled:
         return {"success": False, "message": DISABLED_MESSAGE}
     added = await webhooks.add(
-        rt, who.account_id, event_type=body.eventType, url=body.url,
-        headers=[(h.key, h.value) for h in body.headers], version=body.version,
+        rt,
+        who.account_id,
+        event_type=body.eventType,
+        url=body.url,
+        headers=[(h.key, h.value) for h in body.headers],
+        version=body.version,
     )
     verb = "created" if added.created else "updated"
     return {"success": True, "message": f"Webhook {verb} for {body.eventType}"}
@@ -72,8 +76,15 @@ async def list_webhooks(rt: RuntimeDep, who: CurrentAccount) -> dict[str, Any]:
     return {
         "accountId": who.account_id,
         "webhooks": [
-            {"id": e.id, "type": e.event_type, "url": e.url, "headers": e.headers,
-             "isActive": e.is_active, "createdAt": iso(e.created_at), "version": e.version}
+            {
+                "id": e.id,
+                "type": e.event_type,
+                "url": e.url,
+                "headers": e.headers,
+                "isActive": e.is_active,
+                "createdAt": iso(e.created_at),
+                "version": e.version,
+            }
             for e in found
         ],
         "total": len(found),
@@ -89,8 +100,7 @@ async def list_webhooks(rt: RuntimeDep, who: CurrentAccount) -> dict[str, Any]:
     "One synchronous attempt (no retries) to `url` if given (not persisted), else to every active "
     "URL of the event type; the answer is the first URL's and every attempt is logged. "
     "60 requests per minute per account.",
-    responses={400: {"model": ApiError}, 404: {"model": ApiError},
-               429: {"model": ApiError}},
+    responses={400: {"model": ApiError}, 404: {"model": ApiError}, 429: {"model": ApiError}},
 )
 async def resend_webhook(
     request: Request,
@@ -105,8 +115,12 @@ async def resend_webhook(
     result = await webhooks.resend(
         rt, who.account_id, transaction_identifier, body.url if body else None
     )
-    return {"message": result.message, "webhookLogId": result.webhook_log_id,
-            "sentAt": iso(result.sent_at), "statusCode": result.status_code}
+    return {
+        "message": result.message,
+        "webhookLogId": result.webhook_log_id,
+        "sentAt": iso(result.sent_at),
+        "statusCode": result.status_code,
+    }
 
 
 @router.get(
@@ -132,18 +146,35 @@ async def list_events(
     size: PageSize = 20,
 ) -> dict[str, Any]:
     found = await webhooks.list_events(
-        rt, who.account_id, event_type=type, delivery_state=delivery_state,
-        start=start_date, end=end_date, page=page, size=size,
+        rt,
+        who.account_id,
+        event_type=type,
+        delivery_state=delivery_state,
+        start=start_date,
+        end=end_date,
+        page=page,
+        size=size,
     )
     pages = math.ceil(found.total / size)
     return {
         "data": [
-            {"id": e.public_id, "type": e.type, "transactionId": e.transaction_id,
-             "createdAt": iso(e.created_at), "deliveryState": e.delivery_state}
+            {
+                "id": e.public_id,
+                "type": e.type,
+                "transactionId": e.transaction_id,
+                "createdAt": iso(e.created_at),
+                "deliveryState": e.delivery_state,
+            }
             for e in found.items
         ],
-        "metadata": {"page": page, "size": size, "total": found.total, "totalPages": pages,
-                     "hasNext": page < pages, "hasPrevious": page > 1},
+        "metadata": {
+            "page": page,
+            "size": size,
+            "total": found.total,
+            "totalPages": pages,
+            "hasNext": page < pages,
+            "hasPrevious": page > 1,
+        },
     }
 
 
@@ -159,31 +190,40 @@ _SIGNING = (
 )
 
 
-def _document(app: FastAPI, name: str, summary: str, model: type[Any],
-              examples: dict[str, Example]) -> None:
+def _document(
+    app: FastAPI, name: str, summary: str, model: type[Any], examples: dict[str, Example]
+) -> None:
     async def receiver(payload: Any) -> None:
         """Implemented by the integrator."""
 
     # Set at run time: the model is a variable, which a (postponed) annotation cannot name.
     receiver.__annotations__ = {
-        "payload": Annotated[model, Body(openapi_examples=examples)], "return": None,
+        "payload": Annotated[model, Body(openapi_examples=examples)],
+        "return": None,
     }
-    app.webhooks.post(name, summary=summary, description=_SIGNING,
-                      responses={200: {"description": "received"}})(receiver)
+    app.webhooks.post(
+        name, summary=summary, description=_SIGNING, responses={200: {"description": "received"}}
+    )(receiver)
 
 
 def register_openapi_webhooks(app: FastAPI) -> None:
     """Document every payload (v1 and v2) with examples rendered by the real renderer."""
     for event_type, name in rules.V1_EVENT_NAMES.items():
-        examples: dict[str, Example] = {
-            "confirmed": {"value": schemas.example(event_type, "v1")}
-        }
+        examples: dict[str, Example] = {"confirmed": {"value": schemas.example(event_type, "v1")}}
         if not event_type.startswith("med_"):
             examples["error"] = {"value": schemas.example(event_type, "v1", status="ERROR")}
-        _document(app, f"{event_type} (v1)", f"{name}: the {event_type} event, version v1",
-                  schemas.V1Payload, examples)
-    v2 = {"TRANSFER": ("cash_out", schemas.V2Transfer), "RECEIVE": ("cash_in", schemas.V2Receive),
-          "REFUND": ("refund_in", schemas.V2Refund)}
+        _document(
+            app,
+            f"{event_type} (v1)",
+            f"{name}: the {event_type} event, version v1",
+            schemas.V1Payload,
+            examples,
+        )
+    v2 = {
+        "TRANSFER": ("cash_out", schemas.V2Transfer),
+        "RECEIVE": ("cash_in", schemas.V2Receive),
+        "REFUND": ("refund_in", schemas.V2Refund),
+    }
     for kind, (event_type, model) in v2.items():
         v2_examples: dict[str, Example] = {
             "liquidated": {"value": schemas.example(event_type, "v2")},
@@ -193,5 +233,10 @@ def register_openapi_webhooks(app: FastAPI) -> None:
             v2_examples["refund received (refund_out)"] = {
                 "value": schemas.example("refund_out", "v2")
             }
-        _document(app, f"{kind} (v2)", f"{kind}: version v2 ({event_type}"
-                  f"{', refund_out' if kind == 'REFUND' else ''})", model, v2_examples)
+        _document(
+            app,
+            f"{kind} (v2)",
+            f"{kind}: version v2 ({event_type}{', refund_out' if kind == 'REFUND' else ''})",
+            model,
+            v2_examples,
+        )

@@ -10,8 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 class TokenRequest(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
 
-    clientId: str = Field(description="UUID v4 issued with the credential",
-                          json_schema_extra={"format": "uuid"})
+    clientId: str = Field(
+        description="UUID v4 issued with the credential", json_schema_extra={"format": "uuid"}
+    )
     clientSecret: str = Field(min_length=8, max_length=64)
 
     @field_validator("clientId")

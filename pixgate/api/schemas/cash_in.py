@@ -15,11 +15,16 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_CPF, Amount, example
 from pixgate.domain.pix_keys import SplitKeyType
 
-SplitValue = Annotated[Decimal, WithJsonSchema({
-    "anyOf": [{"type": "number", "minimum": 0.01}, {"type": "string"}],
-    "description": "at least 0.01; FIXED: BRL with at most 2 decimals; PERCENTAGE: percent "
-    "of the gross amount (10 means 10%)",
-})]
+SplitValue = Annotated[
+    Decimal,
+    WithJsonSchema(
+        {
+            "anyOf": [{"type": "number", "minimum": 0.01}, {"type": "string"}],
+            "description": "at least 0.01; FIXED: BRL with at most 2 decimals; PERCENTAGE: percent "
+            "of the gross amount (10 means 10%)",
+        }
+    ),
+]
 
 
 class CashInTransaction(BaseModel):
@@ -36,8 +41,12 @@ class CashInPayer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     fullName: str = Field(min_length=1, max_length=100)
-    document: str = Field(min_length=11, max_length=18, json_schema_extra=DOCUMENT,
-                          description="CPF or CNPJ with valid check digits")
+    document: str = Field(
+        min_length=11,
+        max_length=18,
+        json_schema_extra=DOCUMENT,
+        description="CPF or CNPJ with valid check digits",
+    )
 
 
 class CashInSplit(BaseModel):
@@ -46,20 +55,34 @@ class CashInSplit(BaseModel):
     pixKey: str = Field(min_length=1, max_length=255)
     pixKeyType: SplitKeyType
     name: str = Field(min_length=1, max_length=255)
-    document: str = Field(min_length=11, max_length=18, json_schema_extra=DOCUMENT,
-                          description="CPF or CNPJ with valid check digits")
+    document: str = Field(
+        min_length=11,
+        max_length=18,
+        json_schema_extra=DOCUMENT,
+        description="CPF or CNPJ with valid check digits",
+    )
     type: Literal["FIXED", "PERCENTAGE"]
     value: SplitValue
     immediate: bool = False
 
 
 class CashInRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra=example({
-        "transaction": {"value": 50, "description": "Fatura 77", "externalId": "invoice-77",
-                        "expirationTime": 3600, "generateQrCode": False},
-        "payer": {"fullName": "Maria Souza", "document": EXAMPLE_CPF},
-        "additionalInfo": {"pedido": "77"},
-    }))
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra=example(
+            {
+                "transaction": {
+                    "value": 50,
+                    "description": "Fatura 77",
+                    "externalId": "invoice-77",
+                    "expirationTime": 3600,
+                    "generateQrCode": False,
+                },
+                "payer": {"fullName": "Maria Souza", "document": EXAMPLE_CPF},
+                "additionalInfo": {"pedido": "77"},
+            }
+        ),
+    )
 
     transaction: CashInTransaction
     payer: CashInPayer

@@ -19,7 +19,9 @@ class CashOutDetails(BaseModel):
     keyType: KeyType
     name: str = Field(min_length=1, max_length=100)
     document: str = Field(
-        min_length=1, max_length=18, json_schema_extra=DOCUMENT,
+        min_length=1,
+        max_length=18,
+        json_schema_extra=DOCUMENT,
         description="CPF (11 digits) or CNPJ (14 characters) of the holder; `.`, `-`, `/` "
         "and spaces are ignored",
     )
@@ -27,11 +29,22 @@ class CashOutDetails(BaseModel):
 
 
 class CashOutRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra=example({
-        "value": 10.5, "externalId": "order-981", "description": "Pedido 981",
-        "details": {"key": "123e4567-e12b-42d3-a456-426614174000", "keyType": "RANDOM",
-                    "name": "Maria Souza", "document": EXAMPLE_CPF},
-    }))
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra=example(
+            {
+                "value": 10.5,
+                "externalId": "order-981",
+                "description": "Pedido 981",
+                "details": {
+                    "key": "123e4567-e12b-42d3-a456-426614174000",
+                    "keyType": "RANDOM",
+                    "name": "Maria Souza",
+                    "document": EXAMPLE_CPF,
+                },
+            }
+        ),
+    )
 
     value: Amount
     externalId: str = Field(min_length=1, max_length=255)

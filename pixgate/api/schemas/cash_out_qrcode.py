@@ -12,20 +12,34 @@ EXAMPLE_CODE = brcode.encode(brcode.static("loja@example.com", "Loja Exemplo", "
 
 
 class QrCashOutRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra=example({
-        "value": 10, "qrCode": EXAMPLE_CODE, "externalId": "qr-981",
-        "description": "Pedido 981",
-    }))
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra=example(
+            {
+                "value": 10,
+                "qrCode": EXAMPLE_CODE,
+                "externalId": "qr-981",
+                "description": "Pedido 981",
+            }
+        ),
+    )
 
-    value: Amount = Field(description="BRL, at least 0.01, at most 2 decimals; equal to the "
-                          "code's amount when it has one")
-    qrCode: str = Field(min_length=50, max_length=500, pattern=r"^000201",
-                        description="EMV BR Code (copy-and-paste string)")
+    value: Amount = Field(
+        description="BRL, at least 0.01, at most 2 decimals; equal to the "
+        "code's amount when it has one"
+    )
+    qrCode: str = Field(
+        min_length=50,
+        max_length=500,
+        pattern=r"^000201",
+        description="EMV BR Code (copy-and-paste string)",
+    )
     externalId: str = Field(min_length=1, max_length=255, description="unique per account")
     description: str | None = Field(default=None, max_length=140)
     name: str | None = Field(default=None, max_length=100, description="recipient name")
-    document: str | None = Field(default=None, max_length=18, json_schema_extra=DOCUMENT,
-                                 description="recipient CPF/CNPJ")
+    document: str | None = Field(
+        default=None, max_length=18, json_schema_extra=DOCUMENT, description="recipient CPF/CNPJ"
+    )
 
 
 class QrCashOutResponse(BaseModel):

@@ -55,14 +55,18 @@ class InfoAdicional(BaseModel):
 
 
 class CobRequest(BaseModel):
-    model_config = ConfigDict(json_schema_extra=example({
-        "calendario": {"expiracao": 3600},
-        "devedor": {"cpf": EXAMPLE_CPF, "nome": "Maria Souza"},
-        "valor": {"original": "123.45"},
-        "chave": "loja@example.com",
-        "solicitacaoPagador": "Pedido 42",
-        "infoAdicionais": [{"nome": "Pedido", "valor": "42"}],
-    }))
+    model_config = ConfigDict(
+        json_schema_extra=example(
+            {
+                "calendario": {"expiracao": 3600},
+                "devedor": {"cpf": EXAMPLE_CPF, "nome": "Maria Souza"},
+                "valor": {"original": "123.45"},
+                "chave": "loja@example.com",
+                "solicitacaoPagador": "Pedido 42",
+                "infoAdicionais": [{"nome": "Pedido", "valor": "42"}],
+            }
+        )
+    )
 
     calendario: Calendario
     devedor: Devedor | None = None
@@ -73,10 +77,14 @@ class CobRequest(BaseModel):
 
 
 class CobPatch(BaseModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [
-        {"valor": {"original": "99.90"}, "solicitacaoPagador": "Pedido 42, revisto"},
-        {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"},
-    ]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"valor": {"original": "99.90"}, "solicitacaoPagador": "Pedido 42, revisto"},
+                {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"},
+            ]
+        }
+    )
 
     calendario: Calendario | None = None
     devedor: Devedor | None = None

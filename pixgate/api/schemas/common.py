@@ -22,6 +22,7 @@ def example(value: dict[str, Any]) -> dict[str, Any]:
     starts from it) and sent first by the hostile-input sweep, so it reaches the service."""
     return {"examples": [value]}
 
+
 AMOUNT_SCHEMA: dict[str, Any] = {
     "anyOf": [
         {"type": "number", "minimum": 0.01, "multipleOf": 0.01},

@@ -63,10 +63,17 @@ class DictPayment(BaseModel):
 class DictTransferRequest(BaseModel):
     """Field names are the spec's; `paymentFlow` names the spec's unnamed categorisation field."""
 
-    model_config = ConfigDict(extra="ignore", json_schema_extra=example({
-        "pixKey": "maria@example.com", "priority": "NORM", "description": "Pedido 981",
-        "payment": {"currency": "BRL", "amount": 12.34},
-    }))
+    model_config = ConfigDict(
+        extra="ignore",
+        json_schema_extra=example(
+            {
+                "pixKey": "maria@example.com",
+                "priority": "NORM",
+                "description": "Pedido 981",
+                "payment": {"currency": "BRL", "amount": 12.34},
+            }
+        ),
+    )
 
     pixKey: str = Field(
         description="CPF (11 digits), CNPJ (14), e-mail, +55 phone or EVP (UUID)",

@@ -12,14 +12,24 @@ class SandboxPayer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=140)
-    document: str = Field(min_length=11, max_length=18, json_schema_extra=DOCUMENT,
-                          description="CPF or CNPJ with valid check digits")
+    document: str = Field(
+        min_length=11,
+        max_length=18,
+        json_schema_extra=DOCUMENT,
+        description="CPF or CNPJ with valid check digits",
+    )
 
 
 class SandboxPayRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra=example({
-        "pixCode": EXAMPLE_CODE, "payer": EXAMPLE_PAYER,
-    }))
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra=example(
+            {
+                "pixCode": EXAMPLE_CODE,
+                "payer": EXAMPLE_PAYER,
+            }
+        ),
+    )
 
     pixCode: str = Field(min_length=1, max_length=512)
     payer: SandboxPayer
@@ -27,9 +37,15 @@ class SandboxPayRequest(BaseModel):
 
 
 class SandboxIncomingRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra=example({
-        "value": 25, "payer": EXAMPLE_PAYER,
-    }))
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra=example(
+            {
+                "value": 25,
+                "payer": EXAMPLE_PAYER,
+            }
+        ),
+    )
 
     value: Amount
     payer: SandboxPayer

@@ -19,14 +19,23 @@ class WebhookHeader(BaseModel):
 
 
 class WebhookCreate(BaseModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [{
-        "url": "https://example.com/pix/webhook", "eventType": "cash_out",
-        "headers": [{"key": "X-Api-Key", "value": "my-secret"}], "version": "v1",
-    }]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "url": "https://example.com/pix/webhook",
+                    "eventType": "cash_out",
+                    "headers": [{"key": "X-Api-Key", "value": "my-secret"}],
+                    "version": "v1",
+                }
+            ]
+        }
+    )
 
     # Checked by the service (WEBHOOK_INVALID_CONFIGURATION), described here.
     url: str = Field(
-        min_length=1, description="HTTPS URL of a public host",
+        min_length=1,
+        description="HTTPS URL of a public host",
         json_schema_extra={"format": "uri", "maxLength": rules.MAX_URL_LENGTH},
     )
     eventType: str = Field(
@@ -39,7 +48,8 @@ class WebhookCreate(BaseModel):
         json_schema_extra={"maxItems": rules.MAX_HEADERS},
     )
     version: str = Field(
-        default="v1", description="payload version, v1 or v2; MED events have no v2",
+        default="v1",
+        description="payload version, v1 or v2; MED events have no v2",
         json_schema_extra={"enum": list(rules.VERSIONS)},
     )
 
@@ -70,7 +80,8 @@ class WebhookList(BaseModel):
 
 class ResendRequest(BaseModel):
     url: str | None = Field(
-        default=None, description="temporary destination (HTTPS, public host); not persisted",
+        default=None,
+        description="temporary destination (HTTPS, public host); not persisted",
         json_schema_extra={"format": "uri"},
     )
 
@@ -126,8 +137,9 @@ class Counterpart(BaseModel):
 class V1Payload(BaseModel):
     """The public family's flat payload (6.3; the same fields for the other events)."""
 
-    event: Literal["CashIn", "CashOut", "RefundIn", "RefundOut",
-                   "MedCreated", "MedAccepted", "MedRejected"]
+    event: Literal[
+        "CashIn", "CashOut", "RefundIn", "RefundOut", "MedCreated", "MedAccepted", "MedRejected"
+    ]
     status: Literal["PENDING", "CONFIRMED", "ERROR"]
     transactionType: Literal["PIX"]
     movementType: Literal["CREDIT", "DEBIT"]
@@ -232,65 +244,123 @@ class V2Refund(BaseModel):
 # --- examples, rendered by the code that renders real payloads ----------------------------
 
 _AT = "2026-11-22T14:03:07.412000+00:00"
-_PAYER = {"name": "Maria Souza", "document": "12345678909",
-          "bank": {"bankISPB": "60701190", "bankName": "ITAU UNIBANCO S.A.", "bankCode": "341",
-                   "accountBranch": "0001", "accountNumber": "123456"}}
+_PAYER = {
+    "name": "Maria Souza",
+    "document": "12345678909",
+    "bank": {
+        "bankISPB": "60701190",
+        "bankName": "ITAU UNIBANCO S.A.",
+        "bankCode": "341",
+        "accountBranch": "0001",
+        "accountNumber": "123456",
+    },
+}
 _BASE = {
-    "account_id": 1, "status": "CONFIRMED", "fee": 50, "pix_key_type": None, "details": {},
-    "error_code": None, "error_message": None, "parent_id": None,
-    "created_at": "2026-11-22T14:03:05.100000+00:00", "processed_at": _AT,
+    "account_id": 1,
+    "status": "CONFIRMED",
+    "fee": 50,
+    "pix_key_type": None,
+    "details": {},
+    "error_code": None,
+    "error_message": None,
+    "parent_id": None,
+    "created_at": "2026-11-22T14:03:05.100000+00:00",
+    "processed_at": _AT,
 }
 SAMPLE_TRANSACTIONS: dict[str, dict[str, Any]] = {
-    "cash_out": {**_BASE, "id": 1042, "transaction_id": "7d1f3c1e-5f0b-4c52-9a57-0c6f0f8c2a11",
-                 "operation": "WITHDRAW", "kind": "dict_transfer", "external_id": "order-981",
-                 "idempotency_key": "5b8f0a54-2f7e-4a8e-9d2c-1f1f7c3a9b10", "amount": 12345,
-                 "end_to_end_id": "E12345678202611221403AbCdEf12345",
-                 "pix_key": "maria@example.com", "description": "Pedido 981",
-                 "counterpart": _PAYER},
-    "cash_in": {**_BASE, "id": 1043, "transaction_id": "a3c5e7f9-1b2d-4f6a-8c0e-2d4f6a8c0e13",
-                "operation": "PAYMENT", "kind": "cash_in", "external_id": "invoice-77",
-                "idempotency_key": None, "amount": 5000, "fee": 0,
-                "end_to_end_id": "E60701190202611221403XyZ98765432", "pix_key": None,
-                "description": "Fatura 77", "details": {"txid": "7f3k2p9q8r1s4t6u5v0w3x2y1z"},
-                "counterpart": _PAYER},
+    "cash_out": {
+        **_BASE,
+        "id": 1042,
+        "transaction_id": "7d1f3c1e-5f0b-4c52-9a57-0c6f0f8c2a11",
+        "operation": "WITHDRAW",
+        "kind": "dict_transfer",
+        "external_id": "order-981",
+        "idempotency_key": "5b8f0a54-2f7e-4a8e-9d2c-1f1f7c3a9b10",
+        "amount": 12345,
+        "end_to_end_id": "E12345678202611221403AbCdEf12345",
+        "pix_key": "maria@example.com",
+        "description": "Pedido 981",
+        "counterpart": _PAYER,
+    },
+    "cash_in": {
+        **_BASE,
+        "id": 1043,
+        "transaction_id": "a3c5e7f9-1b2d-4f6a-8c0e-2d4f6a8c0e13",
+        "operation": "PAYMENT",
+        "kind": "cash_in",
+        "external_id": "invoice-77",
+        "idempotency_key": None,
+        "amount": 5000,
+        "fee": 0,
+        "end_to_end_id": "E60701190202611221403XyZ98765432",
+        "pix_key": None,
+        "description": "Fatura 77",
+        "details": {"txid": "7f3k2p9q8r1s4t6u5v0w3x2y1z"},
+        "counterpart": _PAYER,
+    },
 }
 SAMPLE_TRANSACTIONS["refund_in"] = {
-    **SAMPLE_TRANSACTIONS["cash_in"], "id": 1044,
-    "transaction_id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f", "operation": "REFUND_IN",
-    "kind": "refund_in", "external_id": "refund-77-1", "amount": 2000, "fee": 0,
-    "end_to_end_id": "D12345678202611221410Rf00000001", "description": "Devolucao parcial",
-    "parent_id": 1043, "details": {},
+    **SAMPLE_TRANSACTIONS["cash_in"],
+    "id": 1044,
+    "transaction_id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+    "operation": "REFUND_IN",
+    "kind": "refund_in",
+    "external_id": "refund-77-1",
+    "amount": 2000,
+    "fee": 0,
+    "end_to_end_id": "D12345678202611221410Rf00000001",
+    "description": "Devolucao parcial",
+    "parent_id": 1043,
+    "details": {},
 }
 
 
 def sample_event(event_type: str, *, status: str = "CONFIRMED") -> rules.EventFacts:
     """A realistic event of each type, for the OpenAPI examples and docs/webhooks.md."""
-    source = {"refund_out": "cash_out", "med_created": "cash_in", "med_accepted": "cash_in",
-              "med_rejected": "cash_in"}.get(event_type, event_type)
+    source = {
+        "refund_out": "cash_out",
+        "med_created": "cash_in",
+        "med_accepted": "cash_in",
+        "med_rejected": "cash_in",
+    }.get(event_type, event_type)
     row = dict(SAMPLE_TRANSACTIONS.get(source, SAMPLE_TRANSACTIONS["cash_in"]))
     data: dict[str, Any] = {"transaction": row, "parent": None, "extra": {}}
     if event_type == "refund_in":
         data["parent"] = SAMPLE_TRANSACTIONS["cash_in"]
     if event_type == "refund_out":
         data["parent"] = row
-        data["transaction"] = {**row, "id": 1045, "operation": "REFUND_OUT", "amount": 1000,
-                               "fee": 0, "parent_id": row["id"],
-                               "end_to_end_id": "D60701190202611221420Rt00000002",
-                               "transaction_id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
-                               "description": "Devolucao"}
+        data["transaction"] = {
+            **row,
+            "id": 1045,
+            "operation": "REFUND_OUT",
+            "amount": 1000,
+            "fee": 0,
+            "parent_id": row["id"],
+            "end_to_end_id": "D60701190202611221420Rt00000002",
+            "transaction_id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+            "description": "Devolucao",
+        }
     if event_type.startswith("med_"):
-        data["extra"] = {"med": {
-            "id": 31, "endToEnd": row["end_to_end_id"], "status": "ANALYZED"
-            if event_type != "med_created" else "RECEIVED",
-            "reason": "REFUND_REQUEST", "cause": "SOCIAL_ENGINEERING",
-            "analysisResult": {"med_accepted": "APPROVED", "med_rejected": "REJECTED"}.get(
-                event_type),
-        }}
+        data["extra"] = {
+            "med": {
+                "id": 31,
+                "endToEnd": row["end_to_end_id"],
+                "status": "ANALYZED" if event_type != "med_created" else "RECEIVED",
+                "reason": "REFUND_REQUEST",
+                "cause": "SOCIAL_ENGINEERING",
+                "analysisResult": {"med_accepted": "APPROVED", "med_rejected": "REJECTED"}.get(
+                    event_type
+                ),
+            }
+        }
     if status == "ERROR":
-        data["transaction"] = {**data["transaction"], "status": "ERROR",
-                               "error_code": "ORDER_REJECTED",
-                               "error_message": "destination bank rejected the payment",
-                               "end_to_end_id": None}
+        data["transaction"] = {
+            **data["transaction"],
+            "status": "ERROR",
+            "error_code": "ORDER_REJECTED",
+            "error_message": "destination bank rejected the payment",
+            "end_to_end_id": None,
+        }
     return rules.EventFacts(7310, event_type, datetime(2026, 11, 22, 14, 3, 7, tzinfo=UTC), data)
 
 
@@ -299,6 +369,9 @@ def example(event_type: str, version: str, *, status: str = "CONFIRMED") -> dict
 
 
 PAYLOAD_MODELS: dict[str, type[BaseModel]] = {
-    "v1": V1Payload, "TRANSFER": V2Transfer, "RECEIVE": V2Receive, "REFUND": V2Refund,
+    "v1": V1Payload,
+    "TRANSFER": V2Transfer,
+    "RECEIVE": V2Receive,
+    "REFUND": V2Refund,
 }
 """Kept so the OpenAPI document and the tests validate real renders against the models."""
