@@ -88,6 +88,18 @@ class RateLimited(PixgateError):
         return {"Retry-After": str(self.retry_after)}
 
 
+class TryAgain(PixgateError):
+    """A transient race lost (the account changed while the request was priced): nothing was
+    written, and the same request sent again will go through."""
+
+    code, status = "TRY_AGAIN", 503
+    user_message = "The request met a concurrent change. Please send it again."
+    business = False
+
+    def headers(self) -> dict[str, str] | None:
+        return {"Retry-After": "1"}
+
+
 class PayloadTooLarge(PixgateError):
     code, status = "PAYLOAD_TOO_LARGE", 413
     user_message = "The request body is too large."

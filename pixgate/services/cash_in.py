@@ -30,8 +30,7 @@ from pixgate.domain.money import InvalidAmount, SplitType, format_amount, to_cen
 from pixgate.domain.pix_keys import SplitKeyType, is_valid_split_key
 from pixgate.provider.base import ChargeRegistration
 from pixgate.runtime import Runtime
-from pixgate.services import fees
-from pixgate.services.cash_out import refuse_duplicate
+from pixgate.services import external_ids, fees
 from pixgate.services.charges import FEE_KEY
 from pixgate.services.locations import location_url, new_location_token
 
@@ -187,8 +186,7 @@ async def create(
             created_at=now,
         )
         if row is None:
-            await refuse_duplicate(conn, account_id, order.external_id)
-            raise AssertionError("unreachable: a conflicting externalId must be visible")
+            raise await external_ids.duplicate(conn, account_id, order.external_id)
         await charge_rows.insert_splits(conn, row["id"], split_rows)
         await jobs.enqueue(conn, jobs.EXPIRE_CHARGE, run_at=expires_at, charge_id=row["id"])
     return CashIn(

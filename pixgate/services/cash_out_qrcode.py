@@ -40,16 +40,9 @@ from pixgate.domain.ids import new_end_to_end_id
 from pixgate.domain.pix_keys import detect_key_type, normalize_key
 from pixgate.ledger import journal
 from pixgate.runtime import Runtime
-from pixgate.services import charges, events, fees, limits
-from pixgate.services.cash_out import (
-    FEE_KEY,
-    CashOut,
-    PendingPayout,
-    amount_of,
-    hold_pending,
-    raise_synchronous_scenario,
-    refuse_duplicate,
-)
+from pixgate.services import charges, events, external_ids, fees, limits
+from pixgate.services.cash_out import amount_of, raise_synchronous_scenario
+from pixgate.services.outgoing import FEE_KEY, CashOut, PendingPayout, hold_pending
 
 KIND = "cash_out_qrcode"
 LOCATION_KEY_TYPE = "LOCATION"
@@ -118,7 +111,7 @@ async def _pay_our_charge(
             raise QrCodeAmountMismatch("value differs from the charge's amount")
         locked = await charge_rows.lock_accounts(conn, [account_id, charge["account_id"]])
         payer, receiver = locked[account_id], locked[charge["account_id"]]
-        await refuse_duplicate(conn, account_id, order.external_id, ExternalIdConflict)
+        await external_ids.refuse_duplicate(conn, account_id, order.external_id, ExternalIdConflict)
         await limits.check(conn, rt.settings, payer, amount, now)
         fee = fees.of(rt.settings, payer["fees"], FEE_KEY, amount)
         end_to_end_id = new_end_to_end_id(rt.settings.ispb, now)
@@ -150,8 +143,9 @@ async def _pay_our_charge(
             at=now,
         )
         if row is None:
-            await refuse_duplicate(conn, account_id, order.external_id, ExternalIdConflict)
-            raise AssertionError("unreachable: a conflicting externalId must be visible")
+            raise await external_ids.duplicate(
+                conn, account_id, order.external_id, ExternalIdConflict
+            )
         await journal.hold(conn, account_id, amount + fee, transaction_id=row["id"])
         await journal.post_hold(conn, account_id, amount, fee, transaction_id=row["id"])
         await events.record(conn, account_id=account_id, type="cash_out", transaction_id=row["id"])

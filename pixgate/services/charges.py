@@ -35,7 +35,6 @@ from pixgate.provider.sandbox import synthetic_holder
 from pixgate.runtime import Runtime
 from pixgate.services import events, fees, splits
 from pixgate.services.locations import location_url
-from pixgate.services.payouts import counterpart_of
 from pixgate.settings import Settings
 
 FEE_KEY = "cash_in"
@@ -213,9 +212,7 @@ def _external_payer(payer: Payer) -> dict[str, Any]:
     if not is_valid_document(document):
         raise ValidationFailed(["payer.document must be a valid CPF or CNPJ"])
     holder = synthetic_holder(document, document_kind(document) or "CPF", document)
-    counterpart = counterpart_of(holder)
-    assert counterpart is not None
-    return {**counterpart, "name": payer.name}
+    return {**holder.counterpart(), "name": payer.name}
 
 
 def _paid_at(rt: Runtime, paid_at: datetime | None) -> datetime:

@@ -25,7 +25,6 @@ import structlog
 
 from pixgate.db import dict_transfers as rows
 from pixgate.db.pool import Connection
-from pixgate.domain.dict_keys import KeyHolder
 from pixgate.domain.documents import only_document_chars
 from pixgate.domain.errors import (
     DictKeyNotFound,
@@ -130,7 +129,7 @@ async def create(
             pix_key=pix_key,
             pix_key_type=key_type,
             description=order.description,
-            counterpart=counterpart_of(holder),
+            counterpart=holder.counterpart(),
             details=details,
             created_at=now,
             error_code="TAX_ID_MISMATCH" if mismatch else None,
@@ -196,21 +195,6 @@ def payment_order(row: asyncpg.Record | dict[str, Any], now: datetime) -> Paymen
         scenario=details.get("scenario"),
         at=now,
     )
-
-
-def counterpart_of(holder: KeyHolder) -> dict[str, Any]:
-    """The counterpart as every transaction stores it (document unmasked; masked on output)."""
-    return {
-        "name": holder.name,
-        "document": holder.document,
-        "bank": {
-            "bankISPB": holder.ispb,
-            "bankName": holder.bank_name,
-            "bankCode": holder.bank_code,
-            "accountBranch": holder.branch,
-            "accountNumber": holder.account_number,
-        },
-    }
 
 
 def _replay(row: asyncpg.Record, order: TransferOrder, pix_key: str) -> Transfer:

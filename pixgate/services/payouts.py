@@ -9,12 +9,14 @@ limits). A second run of the same job changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import asyncpg
 
 from pixgate.db import payments
-from pixgate.domain.dict_keys import KeyHolder
 from pixgate.provider.base import PaymentOrder, PaymentResult
 from pixgate.runtime import Runtime
 from pixgate.services import dict_transfer
@@ -34,7 +36,7 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
             transaction_id=transaction_id,
             status=result.status,
             end_to_end_id=result.end_to_end_id,
-            counterpart=counterpart_of(result.counterpart),
+            counterpart=result.counterpart.counterpart() if result.counterpart else None,
             error_code=result.error_code,
             error_message=result.error_message,
             processed_at=rt.clock.now(),
@@ -45,45 +47,51 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
 
 async def _ask_the_bank(rt: Runtime, row: asyncpg.Record) -> PaymentResult:
     now = rt.clock.now()
-    if row["kind"] == "dict_transfer":
-        failure = dict_transfer.expiry_failure(row, now)
-        if failure is not None:
-            code, message = failure
-            return PaymentResult(
-                status="ERROR",
-                end_to_end_id=row["end_to_end_id"],
-                counterpart=None,
-                error_code=code,
-                error_message=message,
-            )
-        return await rt.provider.pay(dict_transfer.payment_order(row, now))
-    details: dict[str, Any] = row["details"]
-    return await rt.provider.pay(
-        PaymentOrder(
-            transaction_pk=row["id"],
-            amount=row["amount"],
-            pix_key=row["pix_key"],
-            key_type=row["pix_key_type"],
-            document=details.get("document"),
-            check_document=bool(details.get("checkPixKeyWithDocument")),
-            scenario=details.get("scenario"),
-            at=now,
+    hooks = HOOKS.get(row["kind"], DEFAULT_HOOKS)
+    failure = hooks.expiry_failure(row, now)
+    if failure is not None:
+        code, message = failure
+        return PaymentResult(
+            status="ERROR",
+            end_to_end_id=row["end_to_end_id"],
+            counterpart=None,
+            error_code=code,
+            error_message=message,
         )
+    return await rt.provider.pay(hooks.payment_order(row, now))
+
+
+def _payment_order(row: asyncpg.Record, now: datetime) -> PaymentOrder:
+    """What the settling bank is asked to pay, from a PENDING row of most kinds."""
+    details: dict[str, Any] = row["details"]
+    return PaymentOrder(
+        transaction_pk=row["id"],
+        amount=row["amount"],
+        pix_key=row["pix_key"],
+        key_type=row["pix_key_type"],
+        document=details.get("document"),
+        check_document=bool(details.get("checkPixKeyWithDocument")),
+        scenario=details.get("scenario"),
+        at=now,
     )
 
 
-def counterpart_of(holder: KeyHolder | None) -> dict[str, Any] | None:
-    """The stored counterpart (document unmasked; lists and webhooks mask it)."""
-    if holder is None:
-        return None
-    return {
-        "name": holder.name,
-        "document": holder.document,
-        "bank": {
-            "bankISPB": holder.ispb,
-            "bankName": holder.bank_name,
-            "bankCode": holder.bank_code,
-            "accountBranch": holder.branch,
-            "accountNumber": holder.account_number,
-        },
-    }
+def _never_expires(row: asyncpg.Record, now: datetime) -> tuple[str, str] | None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class SettlementHooks:
+    """What differs between kinds of payout at settlement: the order sent to the bank, and
+    whether a payout still queued has expired (then it ends in ERROR without the bank)."""
+
+    payment_order: Callable[[asyncpg.Record, datetime], PaymentOrder] = _payment_order
+    expiry_failure: Callable[[asyncpg.Record, datetime], tuple[str, str] | None] = _never_expires
+
+
+DEFAULT_HOOKS = SettlementHooks()
+HOOKS: dict[str, SettlementHooks] = {
+    dict_transfer.KIND: SettlementHooks(
+        payment_order=dict_transfer.payment_order, expiry_failure=dict_transfer.expiry_failure
+    ),
+}

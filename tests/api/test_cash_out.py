@@ -182,6 +182,30 @@ class TestTermsChangedMeanwhile:
         assert await balance(rt, account.account_id) == (10000 - 2025, 2025)
         await drain(rt)
 
+    async def test_terms_that_keep_changing_answer_503_try_again_and_write_nothing(
+        self, rt: Runtime, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """An operator changes the fee every time this process has just read it: after its
+        attempts the cash-out answers a retryable 503, not a 500, and nothing is written."""
+        account = await make_account(rt, balance="100.00")
+        headers = await bearer(client, account)
+        read = rt.account_terms.get
+        fees = iter(range(1, 100))
+
+        async def read_then_changed(db: Any, account_id: int) -> Any:
+            row = await read(db, account_id)
+            fee = {"cash_out": {"fixed": f"0.{next(fees):02d}"}}
+            await accounts.update(rt, account_id, {"fees": fee})
+            return row
+
+        monkeypatch.setattr(rt.account_terms, "get", read_then_changed)
+        response = await client.post(PATH, json=order(10), headers=headers)
+        assert response.status_code == 503, response.text
+        assert response.headers["retry-after"] == "1"
+        assert response.json()["code"] == "TRY_AGAIN"
+        assert await count_transactions(rt, account.account_id) == 0
+        assert await balance(rt, account.account_id) == (10000, 0)
+
     async def test_raised_and_lowered_limits_apply_at_once(
         self, rt: Runtime, client: httpx.AsyncClient
     ) -> None:

@@ -31,6 +31,7 @@ router = APIRouter(route_class=EnvelopeRoute, tags=["cash-out"])
         errors.NightLimitExceeded,
         errors.DuplicateExternalId,
         errors.ProviderUnavailable,
+        errors.TryAgain,
     ),
 )
 async def create_cash_out(

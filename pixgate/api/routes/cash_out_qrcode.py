@@ -29,6 +29,7 @@ router = APIRouter(tags=["cash-out"])
         401: {"model": ApiError},
         409: {"model": ApiError, "description": "externalId already used"},
         500: {"model": ApiError},
+        503: {"model": ApiError, "description": "TRY_AGAIN: a concurrent change was met"},
     },
 )
 async def create_qr_cash_out(
