@@ -23,7 +23,7 @@ async def hold(conn: Connection, account_id: int, amount: int, *, transaction_id
     It locks the account row until COMMIT, so callers do it as late as they can.
     """
     held: bool = await conn.fetchval(
-        "SELECT ledger_hold($1, $2, $3)", account_id, amount, transaction_id
+        "SELECT (ledger_hold($1, $2, $3)).id IS NOT NULL", account_id, amount, transaction_id
     )
     if not held:
         raise InsufficientBalance("available balance is less than amount + fee")

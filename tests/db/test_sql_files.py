@@ -26,35 +26,33 @@ def test_every_file_defines_functions_and_drops_them_first() -> None:
         assert sorted(n.strip() for n in dropped[1].split(",")) == sorted(names), sql_file.name
 
 
+_SOURCES = """
+    SELECT p.proname, pg_get_function_identity_arguments(p.oid) AS args, p.prosrc
+    FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+    WHERE n.nspname = $1 AND p.proname = ANY($2)
+"""
+
+
 async def test_the_database_runs_exactly_the_files(rt: Runtime) -> None:
-    """Each function's body in the database equals the body the file creates (the files run
-    again in a scratch schema, compared by name and source)."""
+    """Each function's body in the database equals the body the file creates: the files run
+    again in a scratch schema (in a transaction rolled back), compared by name and source."""
     async with rt.db.connection() as conn:
+        applied = await conn.fetch(_SOURCES, "public", _defined())
         tx = conn.transaction()
         await tx.start()
         try:
             await conn.execute("CREATE SCHEMA sql_files_check")
-            # only the scratch schema: the files' DROPs must not reach the real functions
-            await conn.execute("SET LOCAL search_path = sql_files_check")
+            # new functions land in the scratch schema; the tables and types stay visible
+            await conn.execute("SET LOCAL search_path = sql_files_check, public")
             await conn.execute("SET LOCAL check_function_bodies = off")
             for sql_file in sql_files.files():
                 await conn.execute(sql_file.text)
-            rows = await conn.fetch(
-                """
-                SELECT p.proname, n.nspname, p.prosrc,
-                       pg_get_function_identity_arguments(p.oid) AS args
-                FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-                WHERE n.nspname IN ('public', 'sql_files_check') AND p.proname = ANY($1)
-                """,
-                _defined(),
-            )
+            fresh = await conn.fetch(_SOURCES, "sql_files_check", _defined())
         finally:
             await tx.rollback()
-    by_schema: dict[str, dict[str, tuple[str, str]]] = {"public": {}, "sql_files_check": {}}
-    for row in rows:
-        by_schema[row["nspname"]][row["proname"]] = (row["args"], row["prosrc"])
-    assert sorted(by_schema["sql_files_check"]) == sorted(_defined())
-    assert by_schema["public"] == by_schema["sql_files_check"]
+    by_name = {r["proname"]: (r["args"], r["prosrc"]) for r in fresh}
+    assert sorted(by_name) == sorted(_defined())
+    assert {r["proname"]: (r["args"], r["prosrc"]) for r in applied} == by_name
 
 
 async def test_a_changed_file_is_applied_again_and_only_it(rt: Runtime) -> None:

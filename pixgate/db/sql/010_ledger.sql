@@ -11,22 +11,26 @@
 DROP FUNCTION IF EXISTS ledger_hold, ledger_post, ledger_void, ledger_credit, ledger_fund;
 
 -- available -> blocked, guarded: concurrent holds serialise on the account row and none can
--- overdraw. False, and nothing written, when available is below p_amount.
+-- overdraw. The account's row as the hold left it (locked until the caller commits), so a
+-- caller can check the terms it priced with at no extra read; NULL, and nothing written,
+-- when available is below p_amount.
 CREATE FUNCTION ledger_hold(p_account bigint, p_amount bigint, p_transaction bigint)
-RETURNS boolean LANGUAGE plpgsql AS $$
+RETURNS accounts LANGUAGE plpgsql AS $$
 DECLARE
+    v_account accounts;
     v_entry bigint;
 BEGIN
     UPDATE accounts SET available = available - p_amount, blocked = blocked + p_amount
-    WHERE id = p_account AND available >= p_amount;
+    WHERE id = p_account AND available >= p_amount
+    RETURNING * INTO v_account;
     IF NOT FOUND THEN
-        RETURN false;
+        RETURN NULL;
     END IF;
     v_entry := nextval('ledger_entry_seq');
     INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
     VALUES (v_entry, p_account, 'available', -p_amount, p_transaction, 'hold'),
            (v_entry, p_account, 'blocked', p_amount, p_transaction, 'hold');
-    RETURN true;
+    RETURN v_account;
 END
 $$;
 

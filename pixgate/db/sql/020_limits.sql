@@ -21,9 +21,8 @@ $$;
 -- night's is the bucket's own when p_night_start is NULL: it is day time).
 CREATE FUNCTION limit_count(
     p_account bigint, p_at timestamptz, p_amount bigint, p_day_start timestamptz,
-    p_night_start timestamptz
-) RETURNS TABLE (today bigint, tonight bigint) LANGUAGE plpgsql AS $$
-#variable_conflict use_column
+    p_night_start timestamptz, OUT today bigint, OUT tonight bigint
+) LANGUAGE plpgsql AS $$
 DECLARE
     v_bucket timestamptz := limit_bucket(p_at);
     v_current bigint;
@@ -32,9 +31,9 @@ BEGIN
     VALUES (p_account, v_bucket, p_amount)
     ON CONFLICT (account_id, bucket) DO UPDATE SET used = u.used + EXCLUDED.used
     RETURNING u.used INTO v_current;
-    RETURN QUERY
-    SELECT v_current + coalesce(sum(u.used) FILTER (WHERE u.bucket >= p_day_start), 0)::bigint,
-           v_current + coalesce(sum(u.used) FILTER (WHERE u.bucket >= p_night_start), 0)::bigint
+    SELECT v_current + coalesce(sum(u.used) FILTER (WHERE u.bucket >= p_day_start), 0),
+           v_current + coalesce(sum(u.used) FILTER (WHERE u.bucket >= p_night_start), 0)
+    INTO today, tonight
     FROM limit_usage u
     WHERE u.account_id = p_account
       AND u.bucket >= least(p_day_start, coalesce(p_night_start, p_day_start))
@@ -57,8 +56,8 @@ BEGIN
     IF p_amount > p_transaction_limit THEN
         RAISE EXCEPTION 'per-transaction limit exceeded' USING ERRCODE = 'PXL00';
     END IF;
-    SELECT c.today, c.tonight INTO v_today, v_tonight
-    FROM limit_count(p_account, p_at, p_amount, p_day_start, p_night_start) c;
+    SELECT * INTO v_today, v_tonight
+    FROM limit_count(p_account, p_at, p_amount, p_day_start, p_night_start);
     IF v_today > p_daily_limit THEN
         RAISE EXCEPTION 'daily limit exceeded' USING ERRCODE = 'PXL01', DETAIL = v_today;
     END IF;

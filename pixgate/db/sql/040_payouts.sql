@@ -19,7 +19,7 @@ CREATE FUNCTION payout_hold(
     p_job_kind text, p_run_at timestamptz, p_max_attempts int
 ) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
-    IF NOT ledger_hold(p_account, p_amount + p_fee, p_transaction) THEN
+    IF (ledger_hold(p_account, p_amount + p_fee, p_transaction)).id IS NULL THEN
         RETURN false;
     END IF;
     PERFORM limit_count(p_account, p_created_at, p_amount, p_day_start, p_night_start);
@@ -47,6 +47,7 @@ DECLARE
     v_id bigint;
     v_transaction_id uuid;
     v_created_at timestamptz;
+    v_account accounts;
     v_held boolean;
 BEGIN
     INSERT INTO transactions AS t (account_id, operation, kind, status, external_id,
@@ -63,11 +64,15 @@ BEGIN
 
     INSERT INTO jobs (kind, args, run_at, max_attempts)
     VALUES (p_job_kind, jsonb_build_object('transaction_id', v_id), p_run_at, p_max_attempts);
-    v_held := ledger_hold(p_account_id, p_amount + p_fee, v_id);
-    -- Read after the hold locked the row: no change of terms can slip in between.
-    IF NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = p_account_id AND a.fees = p_fees
-                   AND ARRAY[a.transaction_limit, a.daily_limit, a.night_limit]
-                       IS NOT DISTINCT FROM p_limits) THEN
+    v_account := ledger_hold(p_account_id, p_amount + p_fee, v_id);
+    v_held := v_account.id IS NOT NULL;
+    IF NOT v_held THEN  -- the terms are then read without the row's lock
+        SELECT * INTO v_account FROM accounts a WHERE a.id = p_account_id;
+    END IF;
+    -- The row the hold locked: no change of terms can slip in after this check.
+    IF v_account.fees IS DISTINCT FROM p_fees
+       OR ARRAY[v_account.transaction_limit, v_account.daily_limit, v_account.night_limit]
+          IS DISTINCT FROM p_limits THEN
         RAISE EXCEPTION 'account terms changed' USING ERRCODE = 'PXT01';
     END IF;
     PERFORM limit_check(p_account_id, p_created_at, p_amount, p_transaction_limit,
