@@ -69,7 +69,9 @@ $$;
 
 -- A payment sent at p_at ended in ERROR: its amount no longer counts.
 CREATE FUNCTION limit_give_back(p_account bigint, p_at timestamptz, p_amount bigint)
-RETURNS void LANGUAGE sql AS $$
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
     UPDATE limit_usage SET used = used - p_amount
-    WHERE account_id = p_account AND bucket = limit_bucket(p_at)
+    WHERE account_id = p_account AND bucket = limit_bucket(p_at);
+END
 $$;
