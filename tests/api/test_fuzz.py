@@ -38,7 +38,7 @@ from schemathesis.specs.openapi.checks import (
 from pixgate.api.app import create_app
 from pixgate.domain.errors import UnsafeWebhookDestination
 from pixgate.runtime import Runtime
-from pixgate.services import webhooks
+from pixgate.services.webhooks import transport
 from tests.helpers import bearer, make_account
 
 CHECKS = [
@@ -82,7 +82,7 @@ def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
             return ["127.0.0.1"]
         raise UnsafeWebhookDestination(f"{host} does not resolve (fuzz sweep)")
 
-    monkeypatch.setattr(webhooks, "resolve", resolve)
+    monkeypatch.setattr(transport, "resolve", resolve)
 
 
 @pytest.fixture

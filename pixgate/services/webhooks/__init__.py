@@ -1,0 +1,41 @@
+"""Webhooks: configuration, signing secrets, delivery attempts, resend, and the event list.
+
+One module per part, each importing only those below it:
+
+- `transport`: the guarded HTTP client and one signed POST (the per-process state lives here);
+- `config`: an account's URLs and signing secrets;
+- `delivery`: one automatic attempt of a pending delivery, and the attempt's log;
+- `resend`: one synchronous attempt on the merchant's request (4.11);
+- `events`: the event list.
+
+This package re-exports what the API, the worker, the CLI and the tests call. To replace a
+function in a test, patch the module that defines it (`transport.resolve`), not this one.
+"""
+
+from pixgate.services.webhooks.config import (
+    Endpoint,
+    add,
+    list_endpoints,
+    remove,
+    reveal_secret,
+    rotate_secret,
+)
+from pixgate.services.webhooks.delivery import deliver
+from pixgate.services.webhooks.events import list_events
+from pixgate.services.webhooks.resend import resend
+from pixgate.services.webhooks.transport import Attempt, http_client, post
+
+__all__ = [
+    "Attempt",
+    "Endpoint",
+    "add",
+    "deliver",
+    "http_client",
+    "list_endpoints",
+    "list_events",
+    "post",
+    "remove",
+    "resend",
+    "reveal_secret",
+    "rotate_secret",
+]
