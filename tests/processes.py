@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -24,17 +25,14 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(database_url: str, **settings: str) -> Iterator[str]:
-    """One `pixgate serve --no-worker` on a free port; yields its base URL."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PIXGATE_")}
-    env |= {"PIXGATE_DATABASE_URL": database_url, "PIXGATE_LOG_JSON": "true"}
-    env |= {f"PIXGATE_{name.upper()}": value for name, value in settings.items()}
+def running(
+    command: list[str], env: dict[str, str], *, output: IO[bytes] | int = subprocess.DEVNULL
+) -> Iterator[str]:
+    """`command` (a `pixgate serve` line, without `--port`) on a free port; yields its base URL
+    once /readyz answers, and stops it with SIGTERM, as an operator's supervisor does."""
     port = free_port()
     process = subprocess.Popen(
-        [PIXGATE, "serve", "--no-worker", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        [*command, "--port", str(port)], env=env, stdout=output, stderr=subprocess.STDOUT
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -52,10 +50,20 @@ def serving(database_url: str, **settings: str) -> Iterator[str]:
     finally:
         process.terminate()
         try:
-            process.wait(timeout=20)
+            process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@contextmanager
+def serving(database_url: str, **settings: str) -> Iterator[str]:
+    """One `pixgate serve --no-worker` on the test database; yields its base URL."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIXGATE_")}
+    env |= {"PIXGATE_DATABASE_URL": database_url, "PIXGATE_LOG_JSON": "true"}
+    env |= {f"PIXGATE_{name.upper()}": value for name, value in settings.items()}
+    with running([PIXGATE, "serve", "--no-worker"], env) as base:
+        yield base
 
 
 @contextmanager

@@ -47,7 +47,7 @@ from pixgate.domain.certificates import from_pem
 from pixgate.domain.tokens import TokenSigner
 from pixgate.runtime import Runtime
 from pixgate.webhooks import verify_signature
-from tests.processes import PIXGATE, free_port
+from tests.processes import PIXGATE, free_port, running
 from tests.webhooks.receiver import Receiver
 
 SETTINGS = {
@@ -103,36 +103,10 @@ its request id is `crash-on-purpose`: the 500 no route gives any more, on demand
 def serving_with_worker(
     env: dict[str, str], log_path: Path, command: list[str] = SERVE
 ) -> Iterator[str]:
-    """`pixgate serve` (worker included) on a free port, stdout and stderr into `log_path`;
-    stopped with SIGTERM, as an operator's supervisor does, so it logs its shutdown."""
-    port = free_port()
-    with log_path.open("wb") as output:
-        process = subprocess.Popen(
-            [*command, "--port", str(port)],
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            assert process.poll() is None, log_path.read_text()
-            try:
-                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.2)
-        else:
-            raise AssertionError("pixgate serve did not become ready in 60 s")
+    """`pixgate serve` (worker included), stdout and stderr into `log_path`; stopped with
+    SIGTERM, so it logs its shutdown too."""
+    with log_path.open("wb") as output, running(command, env, output=output) as base:
         yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @dataclass
