@@ -38,7 +38,7 @@ def test_serve_on_the_embedded_default(home: tuple[Path, dict[str, str]]) -> Non
         cwd=cwd,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
     try:
         base = f"http://127.0.0.1:{port}"

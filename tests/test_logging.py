@@ -229,6 +229,7 @@ def lines(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+@pytest.mark.filterwarnings("default::UserWarning")  # it emits one, to see how it is logged
 def test_configure_cleans_structlog_and_stdlib_lines(
     restored_logging: None, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -23,6 +23,7 @@ import ssl
 import subprocess
 import tempfile
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -451,7 +452,10 @@ def _handshake(front: Front, version: ssl.TLSVersion) -> str | None:
     """The protocol a handshake offering only `version` settles on."""
     context = ssl.create_default_context(cafile=str(front.ca_file))
     context.set_ciphers("DEFAULT@SECLEVEL=0")  # let this client offer what the server refuses
-    context.minimum_version = context.maximum_version = version
+    with warnings.catch_warnings():
+        # offering a deprecated version is the point: the server must refuse it
+        warnings.simplefilter("ignore", DeprecationWarning)
+        context.minimum_version = context.maximum_version = version
     with (
         socket.create_connection(("127.0.0.1", front.tls_port), timeout=10) as tcp,
         context.wrap_socket(tcp, server_hostname="127.0.0.1") as tls,
