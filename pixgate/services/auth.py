@@ -8,7 +8,6 @@ import hmac
 import uuid
 from dataclasses import dataclass
 
-import asyncpg
 import structlog
 
 from pixgate.db import credentials as credential_rows
@@ -142,7 +141,7 @@ async def watch_revocations(rt: Runtime) -> None:
     while True:
         try:
             await refresh_revocations(rt)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except Exception as exc:  # this loop must outlive any failure, or revocations stop
             log.warning("revocations.refresh_failed", error=str(exc))
         await asyncio.sleep(rt.settings.revocation_poll_s)
 
