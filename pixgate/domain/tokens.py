@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,6 +25,7 @@ from cryptography.hazmat.primitives.serialization import (
 )
 
 ALGORITHM = "EdDSA"
+VERIFIED_TOKENS = 10_000
 
 
 class InvalidToken(Exception):
@@ -60,6 +62,7 @@ class TokenSigner:
         self._raw_public = raw
         self.issuer = issuer
         self.audience = audience
+        self._verified: dict[str, TokenClaims] = {}
 
     @staticmethod
     def generate_pem() -> str:
@@ -90,7 +93,28 @@ class TokenSigner:
         }
         return jwt.encode(claims, self._private, algorithm=ALGORITHM, headers={"kid": self.kid})
 
-    def verify(self, token: str) -> TokenClaims:
+    def verify(self, token: str, *, now: float | None = None) -> TokenClaims:
+        """The token's claims, or InvalidToken.
+
+        A client sends the same token for up to its lifetime, and the signature check is the
+        largest cost of a balance read; so a token verified once is remembered (by its exact
+        text, at most VERIFIED_TOKENS of them) until it expires. What can change meanwhile is
+        checked on every request by the caller: the certificate binding and revocations.
+        """
+        current = time.time() if now is None else now
+        known = self._verified.get(token)
+        if known is not None:
+            if current < known.expires_at:
+                return known
+            del self._verified[token]
+            raise InvalidToken("expired")
+        claims = self._check(token)
+        if len(self._verified) >= VERIFIED_TOKENS:
+            del self._verified[next(iter(self._verified))]  # the oldest goes first
+        self._verified[token] = claims
+        return claims
+
+    def _check(self, token: str) -> TokenClaims:
         try:
             claims: dict[str, Any] = jwt.decode(
                 token,
