@@ -7,11 +7,22 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, AwareDatetime, WithJsonSchema
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, WithJsonSchema
+from pydantic.alias_generators import to_camel
 
 from pixgate.timestamps import iso
 
-__all__ = ["DOCUMENT", "Amount", "AwareTimestamp", "Timestamp", "example", "iso"]
+__all__ = ["DOCUMENT", "Amount", "ApiModel", "AwareTimestamp", "Timestamp", "example", "iso"]
+
+
+class ApiModel(BaseModel):
+    """The base of every body the API answers: fields are snake_case in Python and camelCase
+    on the wire, so routes build answers from domain objects without spelling JSON keys."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True
+    )
+
 
 EXAMPLE_CPF = "52998224725"
 EXAMPLE_PAYER = {"name": "Maria Souza", "document": EXAMPLE_CPF}
