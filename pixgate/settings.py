@@ -26,6 +26,9 @@ class Settings(BaseSettings):
     settlement_delay_ms: int = Field(default=200, ge=0)
     provider_min_expiration: int = Field(default=60, ge=1)
     ispb: str = Field(default="12345678", pattern=r"^\d{8}$")
+    bank_name: str = Field(
+        default="pixgate", description="our institution's name, as MED cases show it"
+    )
     public_url: str = Field(default="http://127.0.0.1:8080")
     merchant_city: str = Field(default="SAO PAULO", description="city (60) of our BR Codes")
 
@@ -43,6 +46,12 @@ class Settings(BaseSettings):
     )
 
     timezone: str = Field(default="America/Sao_Paulo", description="clock of the limits")
+    refund_window_days: int = Field(
+        default=89,
+        ge=0,
+        le=3650,
+        description="days after a PIX was received (credited) in which it can be refunded",
+    )
     default_transaction_limit: Decimal = Decimal("100000.00")
     default_daily_limit: Decimal = Decimal("500000.00")
     default_night_limit: Decimal = Decimal("1000.00")
@@ -61,6 +70,9 @@ class Settings(BaseSettings):
     )
     token_rate_limit: str = Field(
         default="60/minute", description="token requests per client certificate"
+    )
+    med_rate_limit: str = Field(
+        default="60/minute", description="GET /api/med requests per account"
     )
     webhook_secret_overlap_s: float = Field(
         default=86400.0, ge=0, description="a rotated-out webhook secret keeps signing this long"

@@ -684,6 +684,41 @@ async def test_no_secret_in_logs_or_error_bodies(
             )
             assert response.status_code == 201, response.text
 
+            # --- refunds, of that PIX through both families, and one received
+            received = response.json()
+            response = await http.post(
+                f"/api/pix/refund-in/{received['transactionId']}",
+                headers=shop_headers,
+                json={"refundValue": "1.00", "reason": "Devolucao", "externalId": "logsrefund1"},
+            )
+            assert response.status_code == 201, response.text
+            devolucao = f"/pix/{received['endToEndId']}/devolucao"
+            response = await http.put(
+                f"{devolucao}/logsdev1", headers=shop_headers, json={"valor": "1.00"}
+            )
+            assert response.status_code == 201, response.text
+            response = await http.get(f"{devolucao}/logsrefund1", headers=shop_headers)
+            assert response.status_code == 200, response.text
+            response = await http.post(
+                f"/sandbox/pix/{uuid.uuid4()}/refund-out", headers=shop_headers, json={"value": 1}
+            )
+            assert response.status_code == 404, response.text
+
+            # --- a MED case against that PIX: opened, listed, analysed
+            response = await http.post(
+                "/sandbox/med",
+                headers=shop_headers,
+                json={"endToEndId": received["endToEndId"], "description": "Disputa"},
+            )
+            assert response.status_code == 201, response.text
+            case = response.json()["id"]
+            response = await http.get("/api/med", headers=shop_headers)
+            assert response.status_code == 200 and response.json()["data"], response.text
+            response = await http.post(
+                f"/sandbox/med/{case}/analysis", headers=shop_headers, json={"result": "REJECTED"}
+            )
+            assert response.status_code == 200, response.text
+
             # --- cob and its location
             response = await http.put(
                 f"/cob/{TXID}",

@@ -316,6 +316,42 @@ class ExternalIdConflict(DuplicateExternalId):
     status = 409
 
 
+# --- refunds (4.5, 4.15, D7, D30) ----------------------------------------------------------
+
+
+class RefundAmountExceeded(PixgateError):
+    """The refunds of the PIX (PENDING and CONFIRMED, this one included) would pass its amount."""
+
+    code, status = "REFUND_AMOUNT_EXCEEDED", 400
+    user_message = "The amount is above what is left to refund of this transaction."
+
+
+class RefundDeadlineExceeded(PixgateError):
+    code, status = "REFUND_DEADLINE_EXCEEDED", 400
+    user_message = "The refund window of this transaction has closed."
+
+
+class DevolucaoDeadlineExceeded(RefundDeadlineExceeded):
+    """The Central-Bank-style refund answers a closed window with 422 (7.5), refund-in 400."""
+
+    status = 422
+
+
+class DevolucaoInsufficientBalance(InsufficientBalance):
+    """The Central-Bank-style refund answers a short balance with 422, as POST /dict/pix does;
+    refund-in answers 400, as cash-out does."""
+
+    status = 422
+
+
+class RefundIdReused(PixgateError):
+    """A devolucao `id` repeated for the same PIX with another valor, natureza or descricao."""
+
+    code, status = "REFUND_ID_REUSED", 400
+    user_message = "This refund id was already used with a different request."
+    business = False
+
+
 ALL_ERRORS: tuple[type[PixgateError], ...] = tuple(
     cls
     for cls in list(globals().values())

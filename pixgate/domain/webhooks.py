@@ -346,6 +346,9 @@ def _render_v1(event: EventFacts) -> dict[str, Any]:
     extra: dict[str, Any] = event.data.get("extra") or {}
     amount, fee = int(row.get("amount") or 0), int(row.get("fee") or 0)
     movement = MOVEMENT_TYPES.get(row.get("operation", ""), "DEBIT")
+    # a refund's providerTransactionId (2.4), answered at creation, correlates its webhook
+    provider_id = (row.get("details") or {}).get("providerTransactionId")
+    correlation = {"providerTransactionId": provider_id} if provider_id else {}
     final = amount + fee if movement == "DEBIT" else amount - fee
     body: dict[str, Any] = {
         "event": V1_EVENT_NAMES[event.type],
@@ -366,6 +369,7 @@ def _render_v1(event: EventFacts) -> dict[str, Any]:
         "metadata": {
             "eventId": event.public_id,
             "occurredAt": _iso(event.created_at),
+            **correlation,
             **(extra.get("metadata") or {}),
         },
     }

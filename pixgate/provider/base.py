@@ -36,6 +36,20 @@ class PaymentResult:
 
 
 @dataclass(frozen=True, slots=True)
+class ReturnOrder:
+    """A received PIX returned to its payer (the SPI's pacs.004), in part or in full."""
+
+    transaction_pk: int
+    amount: int
+    original_end_to_end_id: str
+    return_id: str
+    """The refund's own end-to-end id (`rtrId`, `D...`), chosen when it was requested."""
+    natureza: str
+    scenario: str | None
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class ChargeRegistration:
     """A dynamic charge announced to the settling bank (cash-in, cob)."""
 
@@ -54,6 +68,9 @@ class SettlingBank(Protocol):
 
     async def pay(self, order: PaymentOrder) -> PaymentResult:
         """Settle an outgoing payment through the SPI."""
+
+    async def refund(self, order: ReturnOrder) -> PaymentResult:
+        """Settle a return of a received PIX through the SPI."""
 
     async def register_charge(self, charge: ChargeRegistration) -> None:
         """Announce a charge; raises ProviderUnavailable or ProviderExpirationBelowMinimum."""

@@ -19,7 +19,7 @@ from pixgate.domain.dict_keys import KeyHolder
 from pixgate.domain.documents import is_valid_document, make_cpf, only_document_chars
 from pixgate.domain.errors import ProviderExpirationBelowMinimum, ProviderUnavailable
 from pixgate.domain.ids import new_end_to_end_id
-from pixgate.provider.base import ChargeRegistration, PaymentOrder, PaymentResult
+from pixgate.provider.base import ChargeRegistration, PaymentOrder, PaymentResult, ReturnOrder
 from pixgate.settings import Settings
 
 _BANKS = (
@@ -70,6 +70,19 @@ class SandboxBank:
                 error_message=scenarios.SETTLEMENT_ERRORS[error],
             )
         return PaymentResult(status="CONFIRMED", end_to_end_id=e2e, counterpart=holder)
+
+    async def refund(self, order: ReturnOrder) -> PaymentResult:
+        """A return settles unless its request asked for a settlement error (the scenario
+        stored with it); the payer it reaches is the original's, already recorded."""
+        if order.scenario in scenarios.SETTLEMENT_ERRORS:
+            return PaymentResult(
+                status="ERROR",
+                end_to_end_id=order.return_id,
+                counterpart=None,
+                error_code=order.scenario,
+                error_message=scenarios.SETTLEMENT_ERRORS[order.scenario],
+            )
+        return PaymentResult(status="CONFIRMED", end_to_end_id=order.return_id, counterpart=None)
 
     async def register_charge(self, charge: ChargeRegistration) -> None:
         if charge.scenario == "PROVIDER_UNAVAILABLE":

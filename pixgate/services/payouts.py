@@ -4,12 +4,13 @@ The bank is called outside any transaction; then, in one statement (`payments.se
 its own transaction), the PENDING row becomes final exactly once (a conditional UPDATE), the
 `cash_out` event is written, and the hold is posted (amount to the settling bank, fee to our
 revenue) or voided (everything back to available, the amount no longer counted by the
-limits). A second run of the same job changes nothing.
+limits). A second run of the same job changes nothing. Refunds of received PIX (REFUND_IN)
+settle the same way, as a return (`services.refunds.send_return`), writing `refund_in`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -17,16 +18,21 @@ from typing import Any
 import asyncpg
 
 from pixgate.db import payments
-from pixgate.provider.base import PaymentOrder, PaymentResult
+from pixgate.domain.refunds import RETURN_KINDS
+from pixgate.provider.base import PaymentOrder, PaymentResult, SettlingBank
 from pixgate.runtime import Runtime
-from pixgate.services import dict_transfer
+from pixgate.services import dict_transfer, refunds
+
+SETTLED_OPERATIONS = frozenset({"WITHDRAW", "REFUND_IN"})
+"""What the settling bank settles: payments sent, and returns of payments received."""
 
 
 async def settle(rt: Runtime, transaction_id: int) -> None:
     row = await payments.get(rt.db, transaction_id)
-    if row is None or row["status"] != "PENDING" or row["operation"] != "WITHDRAW":
+    if row is None or row["status"] != "PENDING" or row["operation"] not in SETTLED_OPERATIONS:
         return
-    result = await _ask_the_bank(rt, row)
+    hooks = HOOKS.get(row["kind"], DEFAULT_HOOKS)
+    result = await _ask_the_bank(rt, row, hooks)
     # sent with the account's other settlements waiting meanwhile, ahead of its new
     # cash-outs: accepted payouts are settled before more are accepted (db.batches)
     await payments.settle_payout(
@@ -40,14 +46,13 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
             error_code=result.error_code,
             error_message=result.error_message,
             processed_at=rt.clock.now(),
-            event_type="cash_out",
+            event_type=hooks.event_type,
         ),
     )
 
 
-async def _ask_the_bank(rt: Runtime, row: asyncpg.Record) -> PaymentResult:
+async def _ask_the_bank(rt: Runtime, row: asyncpg.Record, hooks: SettlementHooks) -> PaymentResult:
     now = rt.clock.now()
-    hooks = HOOKS.get(row["kind"], DEFAULT_HOOKS)
     failure = hooks.expiry_failure(row, now)
     if failure is not None:
         code, message = failure
@@ -58,6 +63,8 @@ async def _ask_the_bank(rt: Runtime, row: asyncpg.Record) -> PaymentResult:
             error_code=code,
             error_message=message,
         )
+    if hooks.send is not None:
+        return await hooks.send(rt.provider, row, now)
     return await rt.provider.pay(hooks.payment_order(row, now))
 
 
@@ -87,11 +94,17 @@ class SettlementHooks:
 
     payment_order: Callable[[asyncpg.Record, datetime], PaymentOrder] = _payment_order
     expiry_failure: Callable[[asyncpg.Record, datetime], tuple[str, str] | None] = _never_expires
+    send: Callable[[SettlingBank, asyncpg.Record, datetime], Awaitable[PaymentResult]] | None = None
+    """How the bank is asked, when it is not `pay(payment_order(...))` (a refund's return)."""
+    event_type: str = "cash_out"
+    """The event the settlement writes."""
 
 
 DEFAULT_HOOKS = SettlementHooks()
+REFUND_HOOKS = SettlementHooks(send=refunds.send_return, event_type="refund_in")
 HOOKS: dict[str, SettlementHooks] = {
     dict_transfer.KIND: SettlementHooks(
         payment_order=dict_transfer.payment_order, expiry_failure=dict_transfer.expiry_failure
     ),
+    **dict.fromkeys(RETURN_KINDS, REFUND_HOOKS),
 }

@@ -37,6 +37,7 @@ from schemathesis.specs.openapi.checks import (
 
 from pixgate.api.app import create_app
 from pixgate.domain.errors import UnsafeWebhookDestination
+from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks import transport
 from tests.helpers import bearer, make_account
@@ -142,6 +143,7 @@ async def seed(
             "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano", "document": CPF},
         },
     )
+    await drain(rt)  # the cash-out settled, so its refund-out can be answered 201
     key = {
         "keyType": "EMAIL",
         "name": "Fulano",
@@ -171,6 +173,8 @@ async def seed(
             "txid": [TXID],
             "token": locations,
             "pixKey": [EVP],
+            "e2eid": [received["endToEndId"]],
+            "transactionId": [sent["transactionId"]],
             "transactionIdentifier": [
                 received["transactionId"],
                 sent["transactionId"],

@@ -338,7 +338,15 @@ def test_the_server_refuses_a_nul_byte_in_any_header(database_url: str) -> None:
                 assert sock.recv(64).startswith(b"HTTP/1.1 400 "), header
 
 
-PATH_VALUES = {"txid": TXID, "token": "abc", "pixKey": "a@b.com", "transactionIdentifier": "1"}
+PATH_VALUES = {
+    "txid": TXID,
+    "token": "abc",
+    "pixKey": "a@b.com",
+    "transactionIdentifier": "1",
+    "id": "1",
+    "e2eid": "E12345678202611241000abcdefghijk",
+    "transactionId": "1",
+}
 
 
 def string_leaves(value: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:

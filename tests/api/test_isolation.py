@@ -8,8 +8,8 @@ change (`snapshot` re-reads A through the API and its rows, jobs and webhook del
 
 A's objects are made through the HTTP API and the worker, as an integrator makes them: a
 settled cash-out, a paid and an open cash-in charge, a cob, a settled QR cash-out, a settled
-DICT transfer, a PIX received, two webhook URLs (with their delivered events) and a sandbox
-DICT key.
+DICT transfer, a PIX received with a settled refund and a MED case against it, two webhook
+URLs (with their delivered events) and a sandbox DICT key.
 
 Every route of `pixgate.api.routes.ROUTERS` is classified below: rows of ROWS (B calls it
 with A's value), BY_DESIGN (it reaches another account's object on purpose, each with its own
@@ -64,11 +64,15 @@ class World:
     idempotency_key: str
     dict_body: dict[str, Any]
     tx: dict[str, Any] = field(default_factory=dict)
-    """A's transactions by role: cash_out, paid, open, cob, qr, dict, incoming."""
+    """A's transactions by role: cash_out, paid, open, cob, qr, dict, incoming, refund."""
     charge: dict[str, Any] = field(default_factory=dict)
     """A's charges by role: paid, open, cob."""
     events: dict[str, int] = field(default_factory=dict)
     """An event id of A per type."""
+    endpoints: list[int] = field(default_factory=list)
+    """A's webhook ids."""
+    med: dict[str, Any] = field(default_factory=dict)
+    """A's MED case, as GET /api/med lists it."""
     substrings: set[str] = field(default_factory=set)
     """A's identifiers and names: none may appear anywhere in an answer to B."""
     values: set[str] = field(default_factory=set)
@@ -211,6 +215,20 @@ async def build_world(rt: Runtime, client: httpx.AsyncClient, receiver: Receiver
             json={"value": "3.33", "payer": {"name": "Avulso Alfa Remetente", "document": CPF}},
         )
     )
+    await _created(
+        client.put(
+            f"/pix/{incoming['endToEndId']}/devolucao/alfadev{tag}",
+            headers=ah,
+            json={"valor": "1.11", "descricao": "Devolucao Alfa"},
+        )
+    )
+    world.med = await _created(
+        client.post(
+            "/sandbox/med",
+            headers=ah,
+            json={"endToEndId": incoming["endToEndId"], "description": "Disputa Alfa"},
+        )
+    )
     await drain(rt)
 
     async with rt.db.connection() as conn:
@@ -242,6 +260,7 @@ async def build_world(rt: Runtime, client: httpx.AsyncClient, receiver: Receiver
         "qr": by_uuid[qr["transactionId"]],
         "dict": next(r for r in rows.values() if r["id"] == dict_transfer["id"]),
         "incoming": by_uuid[incoming["transactionId"]],
+        "refund": next(r for r in rows.values() if r["external_id"] == f"alfadev{tag}"),
     }
     for charge in charge_rows:
         role = (
@@ -260,7 +279,9 @@ async def build_world(rt: Runtime, client: httpx.AsyncClient, receiver: Receiver
     assert world.tx["cash_out"]["status"] == "CONFIRMED"
     assert world.tx["qr"]["status"] == "CONFIRMED" and world.tx["dict"]["status"] == "CONFIRMED"
     assert world.tx["paid"]["status"] == "CONFIRMED" and world.tx["open"]["status"] == "PENDING"
-    assert len(events) == 5 and {p.path for p in receiver.received} == {"/alfa-out", "/alfa-in"}
+    assert world.tx["refund"]["status"] == "CONFIRMED"
+    assert world.med["status"] == "RECEIVED" and world.med["blockedAmount"] == 2.22
+    assert len(events) == 7 and {p.path for p in receiver.received} == {"/alfa-out", "/alfa-in"}
 
     for row in rows.values():
         world.substrings |= {str(row["transaction_id"])}
@@ -287,6 +308,8 @@ async def build_world(rt: Runtime, client: httpx.AsyncClient, receiver: Receiver
         "Devedor Alfa Cob",
         "Solicitacao Alfa Cob",
         "Avulso Alfa Remetente",
+        "Devolucao Alfa",
+        "Disputa Alfa",
     }
     world.values |= {f"evt_{e['id']}" for e in events} | {f"{Decimal(available) / 100:.2f}"}
     return world
@@ -355,6 +378,7 @@ async def snapshot(world: World) -> dict[str, Any]:
             "SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::bigint[])",
             deliveries,
         )
+        await rows("med_cases", "SELECT * FROM med_cases WHERE account_id = $1", a)
         await rows("ledger_postings", "SELECT * FROM ledger_postings WHERE account_id = $1", a)
         await rows(
             "limit_usage", "SELECT * FROM limit_usage WHERE account_id = $1", a, key="bucket"
@@ -391,6 +415,7 @@ async def snapshot(world: World) -> dict[str, Any]:
         "webhooks": ("/api/webhooks", None),
         "events": ("/api/events", {"size": 100}),
         "balance": ("/api/balance", None),
+        "med": ("/api/med", None),
     }
     for name, (path, params) in reads.items():
         response = await client.get(path, params=params, headers=ah)
@@ -526,6 +551,15 @@ async def no_leak_only(world: World, response: httpx.Response) -> None:
     assert response.status_code == 200, response.text
 
 
+async def own_med_case(world: World, response: httpx.Response) -> None:
+    assert response.status_code == 201, response.text
+    case = response.json()
+    assert case["isReconciled"] is False and case["blockedAmount"] == 0, case
+    assert case["originalTransaction"] is None and case["originalTransactionId"] is None
+    sql = "SELECT account_id FROM med_cases WHERE id = $1"
+    assert await _owner(world, sql, case["id"]) == world.b.account_id
+
+
 def statement(**query: Callable[[World], str]) -> Callable[[World], Call]:
     return lambda w: Call(query={k: f(w) for k, f in query.items()})
 
@@ -606,6 +640,9 @@ def uid(role: str) -> Callable[[World], str]:
 
 COB = "/cob/{txid}"
 BY_KEY = "/api/pix/transactions/pix-key/{pixKey}"
+REFUND_IN = "/api/pix/refund-in/{id}"
+DEVOLUCAO = "/pix/{e2eid}/devolucao/{id}"
+REFUND_OUT = "/sandbox/pix/{transactionId}/refund-out"
 RESEND = "/api/resend-webhook/{transactionIdentifier}"
 PAY = "/sandbox/pix/pay"
 PAYER = {"name": "Pagador Beta", "document": CPF}
@@ -840,6 +877,90 @@ ROWS: list[Row] = [
         resend(lambda w: f"evt_{w.events['cash_in']}", url=True),
         status(404),
     ),
+    # refunds: only the account's own receipts (and its own refunds, and cash-outs) are named
+    *(
+        Row(
+            f"refund-in-a-{role}",
+            "POST",
+            REFUND_IN,
+            lambda w, role=role: Call(
+                params={"id": uid(role)(w)},
+                json={"refundValue": "0.01", "externalId": "betarefund"},
+            ),
+            status(404),
+        )
+        for role in ("incoming", "paid", "cash_out", "refund")
+    ),
+    *(
+        Row(
+            f"devolucao-put-a-{role}",
+            "PUT",
+            DEVOLUCAO,
+            lambda w, role=role: Call(
+                params={"e2eid": e2e(role)(w), "id": w.tx["refund"]["external_id"]},
+                json={"valor": "1.11", "descricao": "Devolucao Alfa"},
+            ),
+            status(404),
+        )
+        for role in ("incoming", "paid")
+    ),
+    Row(
+        "devolucao-get-a-refund",
+        "GET",
+        DEVOLUCAO,
+        lambda w: Call(params={"e2eid": e2e("incoming")(w), "id": w.tx["refund"]["external_id"]}),
+        status(404),
+    ),
+    *(
+        Row(
+            f"refund-out-a-{role}",
+            "POST",
+            REFUND_OUT,
+            lambda w, role=role: Call(params={"transactionId": uid(role)(w)}, json={"value": 1}),
+            status(404),
+        )
+        for role in ("cash_out", "qr", "dict")
+    ),
+    # MED: B lists only its own cases; A's PIX is no PIX of B's (an unreconciled case of B's,
+    # nothing blocked); A's case can be neither analysed nor cancelled by B
+    Row("med-list", "GET", "/api/med", lambda w: Call(), empty_page),
+    *(
+        Row(
+            f"med-list-{name}",
+            "GET",
+            "/api/med",
+            lambda w, query=query: Call(query=query),
+            empty_page,
+        )
+        for name, query in (
+            ("received", {"status": "RECEIVED"}),
+            ("reconciled", {"isReconciled": True}),
+        )
+    ),
+    Row(
+        "sandbox-med-a-end-to-end-id",
+        "POST",
+        "/sandbox/med",
+        lambda w: Call(json={"endToEndId": e2e("incoming")(w)}),
+        own_med_case,
+    ),
+    Row(
+        "sandbox-med-cancel-a-case",
+        "POST",
+        "/sandbox/med",
+        lambda w: Call(json={"endToEndId": e2e("incoming")(w), "reason": "REFUND_CANCELLATION"}),
+        status(404),
+    ),
+    *(
+        Row(
+            f"sandbox-med-analysis-a-case-{result.lower()}",
+            "POST",
+            "/sandbox/med/{id}/analysis",
+            lambda w, result=result: Call(params={"id": str(w.med["id"])}, json={"result": result}),
+            status(404),
+        )
+        for result in ("APPROVED", "REJECTED")
+    ),
     # sandbox: A's DICT entry is A's (409: held by another account), A's paid charge stays paid
     Row("sandbox-dict-a-key", "POST", "/sandbox/dict/keys", dict_key(A_KEY), status(409)),
     Row(
@@ -1055,7 +1176,7 @@ class TestByDesign:
             - before["accounts"][world.a.account_id]["available"]
         )
         assert grew == charge["amount"]
-        for other in ("cash_out", "paid", "open", "cob", "qr", "dict", "incoming"):
+        for other in ("cash_out", "paid", "open", "cob", "qr", "dict", "incoming", "refund"):
             if other != role:
                 row = world.tx[other]
                 assert after["transactions"][row["id"]] == before["transactions"][row["id"]]

@@ -39,6 +39,7 @@ FAMILY_OF = {
     "/.well-known/pix-jwks.json": "SimpleError",
     "/accounts/balances": "SimpleError",
     "/api/balance": "SimpleError",
+    "/pix/{e2eid}/devolucao/{id}": "SimpleError",
 }
 SCENARIO_ROUTES = {
     ("post", "/api/pix/cash-in"),
@@ -46,6 +47,8 @@ SCENARIO_ROUTES = {
     ("post", "/api/pix/cash-out-qrcode"),
     ("post", "/dict/pix"),
     ("put", "/cob/{txid}"),
+    ("post", "/api/pix/refund-in/{id}"),
+    ("put", "/pix/{e2eid}/devolucao/{id}"),
 }
 
 
@@ -107,8 +110,12 @@ def test_error_bodies_are_the_family_model_and_no_default_422(
         for status, response in responses.items():
             if status[0] in "45" and not (path == "/readyz" and status == "503"):
                 assert error_schema(response) == family, (method, path, status)
-        if (method, path) in (("post", "/dict/pix"), ("post", "/sandbox/pix/pay")):
-            assert "422" in responses  # real business answers of these two
+        if (method, path) in (
+            ("post", "/dict/pix"),
+            ("post", "/sandbox/pix/pay"),
+            ("put", "/pix/{e2eid}/devolucao/{id}"),
+        ):
+            assert "422" in responses  # real business answers of these three
         else:
             assert "422" not in responses, (method, path)
 
@@ -174,6 +181,8 @@ def test_amounts_and_limits_of_section_8(document: dict[str, Any]) -> None:
         ("CashInTransaction", "value"),
         ("QrCashOutRequest", "value"),
         ("SandboxIncomingRequest", "value"),
+        ("RefundInRequest", "refundValue"),
+        ("RefundOutRequest", "value"),
         ("DictPayment", "amount"),
     ]:
         assert number in schemas[model]["properties"][field]["anyOf"], model
@@ -187,6 +196,7 @@ def test_amounts_and_limits_of_section_8(document: dict[str, Any]) -> None:
         ("CobRequest", "chave", 77),
         ("CobRequest", "solicitacaoPagador", 140),
         ("QrCashOutRequest", "qrCode", 500),
+        ("DevolucaoRequest", "descricao", 140),
     ]
     for model, field, limit in limits:
         prop = schemas[model]["properties"][field]

@@ -1,23 +1,31 @@
-"""POST /sandbox/pix/pay and /sandbox/pix/incoming (sandbox mode only): money arriving from outside.
+"""POST /sandbox/pix/pay, /sandbox/pix/incoming and /sandbox/pix/{transactionId}/refund-out
+(sandbox mode only): money arriving from outside.
 
 Any authenticated account may pay any charge's code (the payer is the outside world);
-`incoming` credits the caller's own account. Simple error bodies; mounted only in
+`incoming` credits the caller's own account; `refund-out` is the receiver of one of the
+caller's cash-outs returning money (D24). General error envelope; mounted only in
 sandbox mode.
 """
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.api.schemas.common import iso
 from pixgate.api.schemas.errors import ApiError
+from pixgate.api.schemas.refunds import RefundOutRequest, RefundOutResponse
 from pixgate.api.schemas.sandbox_pix import (
     Received,
     SandboxIncomingRequest,
     SandboxPayer,
     SandboxPayRequest,
 )
-from pixgate.services import charges
+from pixgate.domain.money import to_number
+from pixgate.services import charges, refunds
 
 router = APIRouter(
     tags=["sandbox"],
@@ -62,3 +70,29 @@ async def incoming(
         rt, who.account_id, body.value, _payer(body.payer), paid_at=body.paidAt
     )
     return _received(received)
+
+
+@router.post(
+    "/sandbox/pix/{transactionId}/refund-out",
+    status_code=201,
+    response_model=RefundOutResponse,
+    summary="The receiver of a cash-out returns money (a refund received)",
+    responses={404: {"model": ApiError}},
+)
+async def refund_out(
+    original: Annotated[
+        uuid.UUID, Path(alias="transactionId", description="transactionId of the cash-out")
+    ],
+    body: RefundOutRequest,
+    rt: RuntimeDep,
+    who: CurrentAccount,
+) -> RefundOutResponse:
+    refund = await refunds.refund_out(rt, who.account_id, original, body.value)
+    assert refund.end_to_end_id is not None
+    return RefundOutResponse(
+        transaction_id=str(refund.transaction_id),
+        end_to_end_id=refund.end_to_end_id,
+        status="CONFIRMED",
+        value=to_number(refund.amount),
+        generate_time=iso(refund.created_at) or "",
+    )

@@ -1,5 +1,6 @@
 -- Outgoing payments (cash-out, QR cash-out, DICT transfer, a charge's split payouts): held
--- when accepted, settled once the settling bank has decided. One call each, so the hot
+-- when accepted, settled once the settling bank has decided (refunds of received PIX, held
+-- by 050_refunds.sql, are settled by settle_payout() too). One call each, so the hot
 -- path is one round trip; several payouts of one account that wait for its row go in one
 -- call of the batch functions (pixgate/db/batches.py), each element in a subtransaction of
 -- its own: a refused element is rolled back alone and reported in its row.
@@ -89,7 +90,9 @@ END
 $$;
 
 -- PENDING -> final once, its event, and the hold posted (CONFIRMED) or voided with the
--- amount given back to the limits (ERROR). No row when another run already settled it.
+-- amount given back to the limits (ERROR; a WITHDRAW's only: refunds, 050_refunds.sql,
+-- are settled here too but never counted by the limits). No row when another run already
+-- settled it.
 CREATE FUNCTION settle_payout(
     p_id bigint, p_status text, p_end_to_end_id text, p_counterpart jsonb,
     p_error_code text, p_error_message text, p_processed_at timestamptz,
@@ -118,7 +121,9 @@ BEGIN
         PERFORM ledger_post(v.account_id, v.amount, v.fee, p_id);
     ELSE
         PERFORM ledger_void(v.account_id, v.amount + v.fee, p_id);
-        PERFORM limit_give_back(v.account_id, v.created_at, v.amount);
+        IF v.operation = 'WITHDRAW' THEN
+            PERFORM limit_give_back(v.account_id, v.created_at, v.amount);
+        END IF;
     END IF;
 
     account_id := v.account_id;

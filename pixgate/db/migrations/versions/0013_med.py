@@ -51,6 +51,9 @@ def upgrade() -> None:
             ON med_cases (account_id, created_at DESC, id DESC);
         CREATE INDEX ix_med_cases_original ON med_cases (original_transaction_id)
             WHERE original_transaction_id IS NOT NULL;
+        -- one case under analysis per PIX: a second request waits for the first to end
+        CREATE UNIQUE INDEX uq_med_cases_open_end_to_end_id
+            ON med_cases (account_id, end_to_end_id) WHERE status IN ('OPEN', 'RECEIVED');
         """
     )
 

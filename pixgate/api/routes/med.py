@@ -1,0 +1,56 @@
+"""GET /api/med (4.8): the account's MED cases, filtered and paged."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+
+from pixgate.api import rate_limit
+from pixgate.api.deps import CurrentAccount, RuntimeDep
+from pixgate.api.params import Page, PageSize
+from pixgate.api.schemas.common import Timestamp
+from pixgate.api.schemas.errors import ApiError
+from pixgate.api.schemas.med import MedItem, MedMetadata, MedPage
+from pixgate.domain.med import MedStatus, wire
+from pixgate.services import med
+
+router = APIRouter(
+    tags=["med"],
+    responses={400: {"model": ApiError}, 401: {"model": ApiError}, 429: {"model": ApiError}},
+)
+
+
+@router.get("/api/med", response_model=MedPage, summary="MED cases")
+async def list_med(
+    request: Request,
+    rt: RuntimeDep,
+    who: CurrentAccount,
+    status: MedStatus | None = None,
+    isReconciled: bool | None = None,
+    startDate: Annotated[
+        Timestamp | None, Query(description="ISO 8601 date-time; cases opened from then")
+    ] = None,
+    endDate: Annotated[
+        Timestamp | None, Query(description="ISO 8601 date-time; cases opened until then")
+    ] = None,
+    page: Page = 1,
+    pageSize: PageSize = 20,
+) -> MedPage:
+    await rate_limit.enforce(
+        request, rt, rate_limit.item(rt.settings.med_rate_limit), "med", who.account_id
+    )
+    found = await med.list_cases(
+        rt,
+        who.account_id,
+        med.CaseQuery(status, isReconciled, startDate, endDate, page, pageSize),
+    )
+    return MedPage(
+        data=[MedItem.model_validate(wire(case)) for case in found.cases],
+        metadata=MedMetadata(
+            total=found.total,
+            page=found.page,
+            page_size=found.page_size,
+            total_pages=found.total_pages,
+        ),
+    )

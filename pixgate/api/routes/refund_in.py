@@ -1,0 +1,64 @@
+"""POST /api/pix/refund-in/{id} (4.5, 2.4, 7.5): refund a received PIX, in full or in part.
+
+General error envelope. The refund is PENDING until the settling bank returns the money;
+its result arrives by the `refund_in` webhook.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+
+from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
+from pixgate.api.errors import Family, openapi_responses
+from pixgate.api.schemas.common import iso
+from pixgate.api.schemas.refunds import RefundInRequest, RefundInResponse
+from pixgate.domain import errors
+from pixgate.domain.money import to_number
+from pixgate.services import refunds
+
+router = APIRouter(tags=["refunds"])
+
+
+@router.post(
+    "/api/pix/refund-in/{id}",
+    status_code=201,
+    response_model=RefundInResponse,
+    summary="Refund a received PIX",
+    responses=openapi_responses(
+        errors.ValidationFailed,
+        errors.RefundAmountExceeded,
+        errors.RefundDeadlineExceeded,
+        errors.InsufficientBalance,
+        errors.DuplicateExternalId,
+        errors.NotFound,
+        errors.ProviderUnavailable,
+        family=Family.GENERAL,
+    ),
+)
+async def refund_in(
+    original: Annotated[
+        uuid.UUID, Path(alias="id", description="transactionId of the PIX received")
+    ],
+    body: RefundInRequest,
+    rt: RuntimeDep,
+    who: CurrentAccount,
+    scenario: SandboxScenario,
+) -> RefundInResponse:
+    order = refunds.RefundOrder(
+        amount=refunds.amount_of(body.refundValue, "refundValue"),
+        external_id=body.externalId or refunds.new_external_id(),
+        description=body.reason,
+    )
+    refund = await refunds.refund_in(rt, who.account_id, original, order, scenario=scenario)
+    assert refund.external_id is not None and refund.provider_transaction_id is not None
+    return RefundInResponse(
+        transaction_id=str(refund.transaction_id),
+        external_id=refund.external_id,
+        status=refund.status,
+        refund_value=to_number(refund.amount),
+        provider_transaction_id=refund.provider_transaction_id,
+        generate_time=iso(refund.created_at) or "",
+    )

@@ -1,0 +1,51 @@
+"""POST /sandbox/med and /sandbox/med/{id}/analysis (sandbox mode only): the payer's bank
+opens or cancels a MED case against a PIX the caller received, and the case is analysed."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path
+
+from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.api.schemas.errors import ApiError
+from pixgate.api.schemas.med import MedItem, SandboxMedAnalysis, SandboxMedRequest
+from pixgate.domain.med import wire
+from pixgate.services import med
+
+router = APIRouter(
+    tags=["sandbox"],
+    dependencies=[Depends(sandbox_only)],
+    responses={400: {"model": ApiError}, 401: {"model": ApiError}, 404: {"model": ApiError}},
+)
+
+CaseId = Annotated[int, Path(ge=1, le=2**63 - 1, description="the MED case's id")]
+
+
+@router.post(
+    "/sandbox/med",
+    status_code=201,
+    response_model=MedItem,
+    summary="Open a MED case (or cancel one, with reason REFUND_CANCELLATION)",
+    responses={409: {"model": ApiError}},
+)
+async def open_case(body: SandboxMedRequest, rt: RuntimeDep, who: CurrentAccount) -> MedItem:
+    case = await med.request(
+        rt,
+        who.account_id,
+        med.CaseRequest(body.end_to_end_id, body.reason, body.cause, body.description),
+    )
+    return MedItem.model_validate(wire(case))
+
+
+@router.post(
+    "/sandbox/med/{id}/analysis",
+    response_model=MedItem,
+    summary="Analyse a MED case: APPROVED returns the blocked amount, REJECTED releases it",
+    responses={409: {"model": ApiError}},
+)
+async def analyse(
+    id: CaseId, body: SandboxMedAnalysis, rt: RuntimeDep, who: CurrentAccount
+) -> MedItem:
+    case = await med.analyse(rt, who.account_id, id, body.result, body.details)
+    return MedItem.model_validate(wire(case))

@@ -1,0 +1,277 @@
+"""Refund rows, written by the database functions of `sql/050_refunds.sql` (the one home of
+the refundable-balance rule, the refund window and a refund's hold or credit).
+
+`create` and `credit_return` run in the caller's transaction and never commit: a service
+opens one, and so can another use case that refunds as part of its own work (an approved
+MED case creates its refund, kind `med`, in the transaction that closes the case). A
+refusal raises the domain error of its SQLSTATE; the database function has then written
+nothing, but the caller's transaction is aborted (roll it back, or call inside a savepoint).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+from pixgate.db.jobs import CHANNEL as JOBS_CHANNEL
+from pixgate.db.jobs import DELIVER_WEBHOOK, SETTLE_PAYOUT
+from pixgate.db.notify import notify_after_commit
+from pixgate.db.pool import Connection
+from pixgate.domain.errors import (
+    InsufficientBalance,
+    NotFound,
+    PixgateError,
+    RefundAmountExceeded,
+    RefundDeadlineExceeded,
+)
+from pixgate.domain.money import format_amount, to_number
+
+
+@dataclass(frozen=True, slots=True)
+class Refund:
+    """A refund as stored: a REFUND_IN (returned to a payer) or a REFUND_OUT (returned to us)."""
+
+    id: int
+    transaction_id: UUID
+    account_id: int
+    operation: str
+    kind: str
+    status: str
+    external_id: str | None
+    amount: int
+    end_to_end_id: str | None
+    description: str | None
+    natureza: str | None
+    provider_transaction_id: str | None
+    error_code: str | None
+    error_message: str | None
+    created_at: datetime
+    processed_at: datetime | None
+    original_id: int
+    original_end_to_end_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class NewRefund:
+    """A refund of a received PIX to hold and queue for settlement."""
+
+    account_id: int
+    original_id: int
+    kind: str
+    external_id: str | None
+    amount: int
+    end_to_end_id: str
+    """The refund's own end-to-end id (`D...`, its `rtrId`)."""
+    description: str | None
+    natureza: str
+    created_at: datetime
+    run_at: datetime
+    """When its settlement job is due."""
+    window_days: int | None
+    """Calendar days after the original was credited in which it may be refunded; None: any."""
+    timezone: str
+    """Whose calendar days."""
+    details: dict[str, Any]
+    """Kept in `transactions.details` beside `natureza` (the sandbox scenario, ids)."""
+
+
+_SELECT = """
+    SELECT r.*, o.end_to_end_id AS original_end_to_end_id
+    FROM transactions r JOIN transactions o ON o.id = r.parent_id
+"""
+
+
+def _refund(row: asyncpg.Record) -> Refund:
+    details: dict[str, Any] = row["details"] or {}
+    return Refund(
+        id=row["id"],
+        transaction_id=row["transaction_id"],
+        account_id=row["account_id"],
+        operation=row["operation"],
+        kind=row["kind"],
+        status=row["status"],
+        external_id=row["external_id"],
+        amount=row["amount"],
+        end_to_end_id=row["end_to_end_id"],
+        description=row["description"],
+        natureza=details.get("natureza"),
+        provider_transaction_id=details.get("providerTransactionId"),
+        error_code=row["error_code"],
+        error_message=row["error_message"],
+        created_at=row["created_at"],
+        processed_at=row["processed_at"],
+        original_id=row["parent_id"],
+        original_end_to_end_id=row["original_end_to_end_id"],
+    )
+
+
+def _refusal(exc: asyncpg.PostgresError) -> PixgateError | None:
+    """The domain error of a refusal of 050_refunds.sql; None for any other failure."""
+    detail: str = getattr(exc, "detail", None) or ""
+    match exc.sqlstate:
+        case "PXR00":
+            return NotFound("the transaction does not exist or is not a refundable transaction")
+        case "PXR01":
+            left = int(detail)
+            return RefundAmountExceeded(
+                f"the refunds would exceed the original amount: {format_amount(left)} is left "
+                "to refund",
+                details={"refundable": to_number(left)},
+            )
+        case "PXR02":
+            return RefundDeadlineExceeded(
+                f"the refund window closed at the end of {detail}", details={"lastDay": detail}
+            )
+        case "PXB01":
+            return InsufficientBalance("available balance is less than the refund")
+    return None
+
+
+async def _run(conn: Connection, query: str, *args: Any) -> asyncpg.Record | None:
+    """One call of a refund function; its refusal raised as its domain error."""
+    try:
+        return await conn.fetchrow(query, *args)
+    except asyncpg.PostgresError as exc:
+        refusal = _refusal(exc)
+        if refusal is None:
+            raise
+        raise refusal from None
+
+
+async def refundable(conn: Connection, original_id: int) -> int:
+    """What is left to refund of the transaction (`refund_left()`); read it while holding
+    the original's row lock for an answer that holds until the caller commits."""
+    left: int | None = await conn.fetchval("SELECT refund_left($1)", original_id)
+    return max(left or 0, 0)
+
+
+async def create(conn: Connection, new: NewRefund) -> Refund | None:
+    """The PENDING refund, its hold and its settlement job (`refund_hold()`).
+
+    None, and nothing written, when `new.external_id` is already used in the account (a
+    concurrent duplicate waits for the first to commit). Raises NotFound (the original is
+    not a CONFIRMED PIX received by the account), RefundAmountExceeded,
+    RefundDeadlineExceeded or InsufficientBalance.
+    """
+    row = await _run(
+        conn,
+        "SELECT * FROM refund_hold($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+        new.account_id,
+        new.original_id,
+        new.kind,
+        new.external_id,
+        new.amount,
+        new.end_to_end_id,
+        new.description,
+        {**new.details, "natureza": new.natureza},
+        new.created_at,
+        new.window_days,
+        new.timezone,
+        SETTLE_PAYOUT.name,
+        new.run_at,
+        SETTLE_PAYOUT.max_attempts,
+    )
+    if row is None:
+        return None
+    notify_after_commit(conn, JOBS_CHANNEL)
+    return await get(conn, new.account_id, row["id"])
+
+
+async def credit_return(
+    conn: Connection,
+    account_id: int,
+    original_id: int,
+    *,
+    amount: int,
+    end_to_end_id: str,
+    at: datetime,
+) -> Refund:
+    """A cash-out returned by its receiver (`refund_credit()`): CONFIRMED, credited, its
+    `refund_out` event written. Raises NotFound (not a CONFIRMED cash-out of the account)
+    or RefundAmountExceeded."""
+    row = await _run(
+        conn,
+        "SELECT * FROM refund_credit($1, $2, $3, $4, $5, $6, $7)",
+        account_id,
+        original_id,
+        amount,
+        end_to_end_id,
+        at,
+        DELIVER_WEBHOOK.name,
+        DELIVER_WEBHOOK.max_attempts,
+    )
+    assert row is not None
+    if row["jobs"]:
+        notify_after_commit(conn, JOBS_CHANNEL)
+    refund = await get(conn, account_id, row["id"])
+    assert refund is not None
+    return refund
+
+
+async def get(conn: Connection, account_id: int, refund_id: int) -> Refund | None:
+    row = await conn.fetchrow(
+        f"{_SELECT} WHERE r.id = $1 AND r.account_id = $2", refund_id, account_id
+    )
+    return _refund(row) if row is not None else None
+
+
+async def by_external_id(conn: Connection, account_id: int, external_id: str) -> Refund | None:
+    """The account's refund of a received PIX whose externalId (devolucao `id`) this is."""
+    row = await conn.fetchrow(
+        f"{_SELECT} WHERE r.account_id = $1 AND r.external_id = $2 AND r.operation = 'REFUND_IN'",
+        account_id,
+        external_id,
+    )
+    return _refund(row) if row is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class Original:
+    """The transaction a refund names, as found (whether it is refundable is the database
+    function's to decide, under the original's lock)."""
+
+    id: int
+    end_to_end_id: str | None
+    counterpart_ispb: str | None
+
+
+def _original(row: asyncpg.Record | None) -> Original | None:
+    if row is None:
+        return None
+    counterpart: dict[str, Any] = row["counterpart"] or {}
+    bank: dict[str, Any] = counterpart.get("bank") or {}
+    return Original(row["id"], row["end_to_end_id"], bank.get("bankISPB"))
+
+
+_ORIGINAL = "SELECT id, end_to_end_id, counterpart FROM transactions WHERE account_id = $1"
+
+
+async def original_by_id(conn: Connection, account_id: int, original_id: int) -> Original | None:
+    """The account's transaction with this numeric id."""
+    return _original(await conn.fetchrow(f"{_ORIGINAL} AND id = $2", account_id, original_id))
+
+
+async def original_by_transaction_id(
+    conn: Connection, account_id: int, transaction_id: UUID
+) -> Original | None:
+    """The account's transaction with this public UUID."""
+    return _original(
+        await conn.fetchrow(f"{_ORIGINAL} AND transaction_id = $2", account_id, transaction_id)
+    )
+
+
+async def original_by_end_to_end_id(
+    conn: Connection, account_id: int, end_to_end_id: str
+) -> Original | None:
+    """The PIX the account received with this end-to-end id."""
+    return _original(
+        await conn.fetchrow(
+            f"{_ORIGINAL} AND end_to_end_id = $2 AND operation = 'PAYMENT'",
+            account_id,
+            end_to_end_id,
+        )
+    )

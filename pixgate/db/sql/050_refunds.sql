@@ -1,0 +1,160 @@
+-- Refunds: a received PIX returned to its payer (REFUND_IN, held now and settled by the
+-- settling bank like a cash-out), and a cash-out returned by its receiver (REFUND_OUT,
+-- credited at once). Both families of refund request (POST /api/pix/refund-in/{id} and
+-- PUT /pix/{e2eid}/devolucao/{id}) and MED approvals create their REFUND_IN here, so the
+-- refundable balance of a PIX is counted by one rule.
+--
+-- The original transaction's row is locked (FOR UPDATE) before its refunds are counted:
+-- two concurrent refunds of one PIX are counted one after the other, and their sum never
+-- passes the original amount. Lock order: the original, then the account row.
+--
+-- SQLSTATEs (mapped to errors by pixgate/db/refunds.py):
+-- PXR00 the original is not a CONFIRMED transaction of the account of the refundable kind;
+-- PXR01 the refunds would add up to more than the original (DETAIL: what is left, cents);
+-- PXR02 the refund window has closed (DETAIL: the last day a refund was accepted);
+-- PXB01 available balance below the refund (as 040_payouts.sql).
+
+DROP FUNCTION IF EXISTS refund_original, refund_left, refund_fits, refund_hold, refund_credit;
+
+-- The original of a refund, locked until the caller commits; PXR00 unless it is a
+-- CONFIRMED p_operation transaction of p_account. The conditions are in the WHERE clause,
+-- so a row that is not refundable (a charge's payment still PENDING) is never locked.
+CREATE FUNCTION refund_original(p_account bigint, p_original bigint, p_operation text)
+RETURNS transactions LANGUAGE plpgsql AS $$
+DECLARE
+    v transactions;
+BEGIN
+    SELECT * INTO v FROM transactions t
+    WHERE t.id = p_original AND t.account_id = p_account
+      AND t.operation = p_operation AND t.status = 'CONFIRMED'
+    FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'transaction % is not a refundable transaction of account %',
+            p_original, p_account USING ERRCODE = 'PXR00';
+    END IF;
+    RETURN v;
+END
+$$;
+
+-- The refundable balance: what is left to refund of a transaction, its amount minus its
+-- PENDING and CONFIRMED refunds (REFUND_IN of a PIX received, REFUND_OUT of a cash-out;
+-- one that ended in ERROR no longer counts). Negative when they exceed it. Read it under
+-- the original's lock (refund_original(), or FOR UPDATE) for an answer that holds until
+-- COMMIT. NULL for an unknown id.
+CREATE FUNCTION refund_left(p_original bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    v_left bigint;
+BEGIN
+    SELECT o.amount - coalesce((
+               SELECT sum(r.amount) FROM transactions r
+               WHERE r.parent_id = o.id
+                 AND r.operation = CASE o.operation WHEN 'WITHDRAW' THEN 'REFUND_OUT'
+                                                    ELSE 'REFUND_IN' END
+                 AND r.status IN ('PENDING', 'CONFIRMED')), 0)
+    INTO v_left
+    FROM transactions o WHERE o.id = p_original;
+    RETURN v_left;
+END
+$$;
+
+-- The refundable-balance rule, once the new refund (p_amount) is written: nothing left
+-- below zero; PXR01 otherwise, with what was left before the new one as DETAIL.
+CREATE FUNCTION refund_fits(p_original bigint, p_amount bigint)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    v_left bigint := refund_left(p_original);
+BEGIN
+    IF v_left < 0 THEN
+        RAISE EXCEPTION 'the refunds of transaction % would exceed its amount', p_original
+            USING ERRCODE = 'PXR01', DETAIL = (v_left + p_amount)::text;
+    END IF;
+END
+$$;
+
+-- A refund of a received PIX: its PENDING REFUND_IN row, its settlement job and the hold
+-- of its amount (no fee; not counted by the outgoing limits), or a refusal that writes
+-- nothing. No row when the externalId is already used in the account (the caller explains).
+-- The window: a refund requested (p_created_at) more than p_window_days calendar days of
+-- p_timezone after the original was credited (its processed_at) is refused; NULL: no window.
+CREATE FUNCTION refund_hold(
+    p_account bigint, p_original bigint, p_kind text, p_external_id text, p_amount bigint,
+    p_end_to_end_id text, p_description text, p_details jsonb, p_created_at timestamptz,
+    p_window_days int, p_timezone text, p_job_kind text, p_run_at timestamptz,
+    p_max_attempts int
+) RETURNS TABLE (id bigint, transaction_id uuid, created_at timestamptz)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    v_original transactions := refund_original(p_account, p_original, 'PAYMENT');
+    v_last_day date;
+    v_id bigint;
+    v_transaction_id uuid;
+    v_created_at timestamptz;
+BEGIN
+    INSERT INTO transactions AS t (account_id, operation, kind, status, external_id, amount,
+                                   fee, end_to_end_id, counterpart, description, details,
+                                   parent_id, created_at)
+    VALUES (p_account, 'REFUND_IN', p_kind, 'PENDING', p_external_id, p_amount, 0,
+            p_end_to_end_id, v_original.counterpart, p_description, p_details, p_original,
+            p_created_at)
+    ON CONFLICT (account_id, external_id) DO NOTHING
+    RETURNING t.id, t.transaction_id, t.created_at
+    INTO v_id, v_transaction_id, v_created_at;
+    IF v_id IS NULL THEN
+        RETURN;
+    END IF;
+
+    v_last_day := (v_original.processed_at AT TIME ZONE p_timezone)::date + p_window_days;
+    IF (p_created_at AT TIME ZONE p_timezone)::date > v_last_day THEN
+        RAISE EXCEPTION 'the refund window of transaction % closed on %', p_original, v_last_day
+            USING ERRCODE = 'PXR02', DETAIL = v_last_day::text;
+    END IF;
+    PERFORM refund_fits(p_original, p_amount);
+    INSERT INTO jobs (kind, args, run_at, max_attempts)
+    VALUES (p_job_kind, jsonb_build_object('transaction_id', v_id), p_run_at, p_max_attempts);
+    IF (ledger_hold(p_account, p_amount, v_id)).id IS NULL THEN
+        RAISE EXCEPTION 'available balance is less than the refund' USING ERRCODE = 'PXB01';
+    END IF;
+
+    id := v_id;
+    transaction_id := v_transaction_id;
+    created_at := v_created_at;
+    RETURN NEXT;
+END
+$$;
+
+-- A cash-out returned by its receiver: a CONFIRMED REFUND_OUT row (no fee), credited at
+-- once, with its event (record_event(), 030_events.sql); the returns of one cash-out never
+-- add up to more than it.
+CREATE FUNCTION refund_credit(
+    p_account bigint, p_original bigint, p_amount bigint, p_end_to_end_id text,
+    p_created_at timestamptz, p_job_kind text, p_max_runs int
+) RETURNS TABLE (id bigint, transaction_id uuid, created_at timestamptz, jobs bigint)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    v_original transactions := refund_original(p_account, p_original, 'WITHDRAW');
+    v_id bigint;
+    v_transaction_id uuid;
+    v_created_at timestamptz;
+    v_jobs bigint;
+BEGIN
+    INSERT INTO transactions AS t (account_id, operation, kind, status, amount, fee,
+                                   end_to_end_id, counterpart, parent_id, created_at,
+                                   processed_at)
+    VALUES (p_account, 'REFUND_OUT', 'refund_out', 'CONFIRMED', p_amount, 0,
+            p_end_to_end_id, v_original.counterpart, p_original, p_created_at, p_created_at)
+    RETURNING t.id, t.transaction_id, t.created_at
+    INTO v_id, v_transaction_id, v_created_at;
+    PERFORM refund_fits(p_original, p_amount);
+    PERFORM ledger_credit(p_account, p_amount, 0, v_id);
+    SELECT e.jobs INTO v_jobs
+    FROM record_event(p_account, 'refund_out', v_id, '{}'::jsonb, p_job_kind, p_max_runs) e;
+
+    id := v_id;
+    transaction_id := v_transaction_id;
+    created_at := v_created_at;
+    jobs := v_jobs;
+    RETURN NEXT;
+END
+$$;

@@ -1,0 +1,296 @@
+"""Refunds (4.5, 4.15, 2.4, 2.10, D7, D8, D10, D24, D30): one service behind both families.
+
+A refund of a received PIX, asked for by `POST /api/pix/refund-in/{id}` (`refund_in`) or
+`PUT /pix/{e2eid}/devolucao/{id}` (`devolucao`), is one REFUND_IN transaction whose
+`parent_id` is the original. `db.refunds.create` (the database function `refund_hold()`)
+locks the original, refuses what the refundable-balance rule or the refund window refuse,
+and writes the PENDING row, the hold of its amount (no fee; the outgoing limits do not
+count refunds) and its settlement job, in one transaction. The settling bank then returns
+the money (`send_return`, the settlement hook of the refund kinds in `services.payouts`):
+PENDING becomes CONFIRMED (the hold posted) or ERROR (the hold voided), and the
+`refund_in` event is written. The refund's externalId is the devolucao's `id`, so a refund
+made through one family is read through the other under that id.
+
+`refund_out` is the other direction (sandbox, D24): the receiver of one of our cash-outs
+returns money, a REFUND_OUT credited at once.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any, Literal
+
+import asyncpg
+
+from pixgate.db import refunds as rows
+from pixgate.db.pool import Connection
+from pixgate.domain import scenarios
+from pixgate.domain.errors import (
+    DevolucaoDeadlineExceeded,
+    DevolucaoInsufficientBalance,
+    InsufficientBalance,
+    NotFound,
+    ProviderUnavailable,
+    RefundDeadlineExceeded,
+    RefundIdReused,
+    ValidationFailed,
+)
+from pixgate.domain.ids import new_end_to_end_id
+from pixgate.domain.money import InvalidAmount, to_cents
+from pixgate.domain.refunds import REQUESTABLE, Natureza, RefundKind
+from pixgate.provider.base import PaymentResult, ReturnOrder, SettlingBank
+from pixgate.runtime import Runtime
+from pixgate.services import external_ids
+
+Refund = rows.Refund
+
+_ISPB = re.compile(r"[0-9]{8}")
+
+
+@dataclass(frozen=True, slots=True)
+class RefundOrder:
+    """A refund of a received PIX, as either family asks for it."""
+
+    amount: int
+    external_id: str
+    description: str | None = None
+    natureza: Natureza = Natureza.ORIGINAL
+
+
+@dataclass(frozen=True, slots=True)
+class Devolucao:
+    refund: Refund
+    replayed: bool
+    """The refund this `id` already named (a repeated PUT): nothing was created."""
+
+
+def amount_of(value: Decimal | str, field: str) -> int:
+    """Cents of a refund value: at least 0.01 with at most 2 decimals, else a field error."""
+    try:
+        amount = to_cents(value)
+    except InvalidAmount as exc:
+        raise ValidationFailed([f"{field}: {exc}"]) from exc
+    if amount < 1:
+        raise ValidationFailed([f"{field}: must be at least 0.01"])
+    return amount
+
+
+def new_external_id() -> str:
+    """An externalId for a refund-in sent without one: 32 of [0-9a-f], a valid devolucao id."""
+    return uuid.uuid4().hex
+
+
+async def refund_in(
+    rt: Runtime,
+    account_id: int,
+    original: uuid.UUID,
+    order: RefundOrder,
+    *,
+    scenario: str | None = None,
+) -> Refund:
+    """POST /api/pix/refund-in/{id}: the original named by its transactionId. A reused
+    externalId answers PIX_DUPLICATE_EXTERNAL_ID, as cash-out does."""
+    _refuse_synchronous_scenario(scenario, InsufficientBalance)
+    async with rt.db.begin() as conn:
+        found = await rows.original_by_transaction_id(conn, account_id, original)
+        if found is None:
+            raise NotFound(f"transaction {original} not found")
+        created = await _create(rt, conn, account_id, found, order, RefundKind.REFUND_IN, scenario)
+        if created is None:
+            raise await external_ids.duplicate(conn, account_id, order.external_id)
+    return created
+
+
+async def devolucao(
+    rt: Runtime,
+    account_id: int,
+    end_to_end_id: str,
+    order: RefundOrder,
+    *,
+    scenario: str | None = None,
+) -> Devolucao:
+    """PUT /pix/{e2eid}/devolucao/{id} (`order.external_id` is the `id`).
+
+    A repeat of the same e2eid and id with the same valor, natureza and descricao answers
+    the refund it made and creates nothing; with anything else, RefundIdReused (the Central
+    Bank's PixDevolucaoInvalida: an id already used). A closed window and a short balance
+    answer 422 in this family.
+    """
+    if order.natureza not in REQUESTABLE:
+        raise ValidationFailed([f"natureza: {order.natureza} cannot be requested"])
+    _refuse_synchronous_scenario(scenario, DevolucaoInsufficientBalance)
+    try:
+        async with rt.db.begin() as conn:
+            found = await rows.original_by_end_to_end_id(conn, account_id, end_to_end_id)
+            if found is None:
+                raise NotFound(f"no PIX received with end-to-end id {end_to_end_id}")
+            created = await _create(
+                rt, conn, account_id, found, order, RefundKind.DEVOLUCAO, scenario
+            )
+            if created is None:
+                existing = await rows.by_external_id(conn, account_id, order.external_id)
+                return Devolucao(_replayed(existing, end_to_end_id, order), replayed=True)
+    except RefundDeadlineExceeded as exc:
+        raise DevolucaoDeadlineExceeded(exc.message, details=exc.details) from None
+    except InsufficientBalance as exc:
+        raise DevolucaoInsufficientBalance(exc.message, details=exc.details) from None
+    return Devolucao(created, replayed=False)
+
+
+async def get_devolucao(rt: Runtime, account_id: int, end_to_end_id: str, refund_id: str) -> Refund:
+    """GET /pix/{e2eid}/devolucao/{id}: the account's refund `id` of that PIX, whichever
+    family made it."""
+    async with rt.db.connection() as conn:
+        found = await rows.by_external_id(conn, account_id, refund_id)
+    if found is None or found.original_end_to_end_id != end_to_end_id:
+        raise NotFound(f"no refund {refund_id} of end-to-end id {end_to_end_id}")
+    return found
+
+
+async def refund_out(rt: Runtime, account_id: int, original: uuid.UUID, value: Decimal) -> Refund:
+    """Sandbox (D24): the receiver of one of the account's CONFIRMED cash-outs returns
+    `value` of it; credited at once, never more in all than the cash-out."""
+    amount = amount_of(value, "value")
+    now = rt.clock.now()
+    async with rt.db.begin() as conn:
+        found = await rows.original_by_transaction_id(conn, account_id, original)
+        if found is None:
+            raise NotFound(f"transaction {original} not found")
+        ispb = found.counterpart_ispb
+        returned_by = ispb if ispb and _ISPB.fullmatch(ispb) else rt.settings.ispb
+        return await rows.credit_return(
+            conn,
+            account_id,
+            found.id,
+            amount=amount,
+            end_to_end_id=new_end_to_end_id(returned_by, now, "D"),
+            at=now,
+        )
+
+
+async def return_for_med(
+    conn: Connection,
+    rt: Runtime,
+    account_id: int,
+    *,
+    original_id: int,
+    amount: int,
+    nature: str,
+    case_id: int,
+) -> int | None:
+    """An approved MED case's return to the payer, in the caller's transaction: a refund of
+    kind `med` with the case's `natureza` (MED_FRAUDE or MED_OPERACIONAL), settled like the
+    others. At most what is left to refund of the PIX (the refundable-balance rule counts
+    every refund, whichever way it came); None, and nothing written, when nothing is left.
+    The caller must hold the PIX's row lock (`db.med.release` takes it).
+    The refund window does not apply: the MED has deadlines of its own. Its id, numeric."""
+    found = await rows.original_by_id(conn, account_id, original_id)
+    if found is None:
+        raise NotFound(f"transaction {original_id} not found")
+    # the caller (services.med) holds the PIX's row lock: what is left cannot change meanwhile
+    amount = min(amount, await rows.refundable(conn, original_id))
+    if amount <= 0:
+        return None
+    order = RefundOrder(
+        amount=amount,
+        external_id=new_external_id(),
+        description=f"MED {case_id}",
+        natureza=Natureza(nature),
+    )
+    refund = await _create(
+        rt, conn, account_id, found, order, RefundKind.MED, None, window_days=None
+    )
+    if refund is None:
+        raise RuntimeError("a fresh random externalId was already taken")
+    return refund.id
+
+
+async def _create(
+    rt: Runtime,
+    conn: Connection,
+    account_id: int,
+    original: rows.Original,
+    order: RefundOrder,
+    kind: RefundKind,
+    scenario: str | None,
+    *,
+    window_days: int | Literal["setting"] | None = "setting",
+) -> Refund | None:
+    now = rt.clock.now()
+    delay_ms = scenarios.settlement_delay_ms(scenario, rt.settings.settlement_delay_ms)
+    return await rows.create(
+        conn,
+        rows.NewRefund(
+            account_id=account_id,
+            original_id=original.id,
+            kind=kind,
+            external_id=order.external_id,
+            amount=order.amount,
+            end_to_end_id=new_end_to_end_id(rt.settings.ispb, now, "D"),
+            description=order.description,
+            natureza=order.natureza,
+            created_at=now,
+            run_at=now + timedelta(milliseconds=delay_ms),
+            window_days=rt.settings.refund_window_days if window_days == "setting" else window_days,
+            timezone=rt.settings.timezone,
+            details={
+                "scenario": scenario,
+                "providerTransactionId": str(uuid.uuid4()),
+                "originalEndToEndId": original.end_to_end_id,
+            },
+        ),
+    )
+
+
+def _replayed(existing: Refund | None, end_to_end_id: str, order: RefundOrder) -> Refund:
+    if existing is None or existing.original_end_to_end_id != end_to_end_id:
+        raise RefundIdReused(
+            f"id {order.external_id} is already used by another transaction of this account"
+        )
+    same = (
+        existing.amount == order.amount
+        and existing.natureza == order.natureza
+        and existing.description == order.description
+    )
+    if not same:
+        raise RefundIdReused(
+            f"id {order.external_id} already names a refund of this PIX with another valor, "
+            "natureza or descricao"
+        )
+    return existing
+
+
+def _refuse_synchronous_scenario(scenario: str | None, short: type[InsufficientBalance]) -> None:
+    """The synchronous sandbox scenarios answer before any write; a refund has no PIX key."""
+    if scenario == "INSUFFICIENT_FUNDS":
+        raise short("available balance is less than the refund (sandbox)")
+    if scenario == "PROVIDER_UNAVAILABLE":
+        raise ProviderUnavailable("the settling bank could not be reached (sandbox)")
+    if scenario == "INVALID_PIX_KEY":
+        raise ValidationFailed(["X-Sandbox-Scenario: INVALID_PIX_KEY does not apply to a refund"])
+
+
+# --- settlement ---------------------------------------------------------------------------
+
+
+def return_order(row: asyncpg.Record, now: datetime) -> ReturnOrder:
+    """What the settling bank is asked to return, from a PENDING refund row."""
+    details: dict[str, Any] = row["details"]
+    return ReturnOrder(
+        transaction_pk=row["id"],
+        amount=row["amount"],
+        original_end_to_end_id=details.get("originalEndToEndId") or "",
+        return_id=row["end_to_end_id"],
+        natureza=details.get("natureza") or Natureza.ORIGINAL,
+        scenario=details.get("scenario"),
+        at=now,
+    )
+
+
+async def send_return(bank: SettlingBank, row: asyncpg.Record, now: datetime) -> PaymentResult:
+    """The settlement hook of the refund kinds: a return, not a payment to a key."""
+    return await bank.refund(return_order(row, now))

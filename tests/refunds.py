@@ -1,0 +1,111 @@
+"""What the refund tests share: money received and sent through the API, balances, refunds."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from pixgate.jobs.worker import drain
+from pixgate.runtime import Runtime
+from tests.api.test_cash_out import balance, stored
+from tests.helpers import bearer, make_account
+
+CPF = "52998224725"
+PAYER = {"name": "Pagador Externo", "document": CPF}
+EVP = "123e4567-e12b-42d3-a456-426614174000"
+
+__all__ = ["balance", "stored"]  # the cash-out tests' readers, shared
+
+
+async def account_with_pix(
+    rt: Runtime, client: httpx.AsyncClient, value: str = "100.00"
+) -> tuple[int, dict[str, str], dict[str, Any]]:
+    """A new account (no balance), its headers, and a PIX of `value` it received."""
+    account = await make_account(rt)
+    headers = await bearer(client, account)
+    return account.account_id, headers, await receive(client, headers, value)
+
+
+async def receive(
+    client: httpx.AsyncClient,
+    headers: dict[str, str],
+    value: str = "100.00",
+    *,
+    paid_at: datetime | None = None,
+) -> dict[str, Any]:
+    """A PIX received without a charge (sandbox): `{transactionId, endToEndId}`."""
+    body: dict[str, Any] = {"value": value, "payer": PAYER}
+    if paid_at is not None:
+        body["paidAt"] = paid_at.isoformat()
+    response = await client.post("/sandbox/pix/incoming", json=body, headers=headers)
+    assert response.status_code == 201, response.text
+    received: dict[str, Any] = response.json()
+    return received
+
+
+async def send(
+    rt: Runtime, client: httpx.AsyncClient, headers: dict[str, str], value: str = "40.00"
+) -> dict[str, Any]:
+    """A cash-out, settled (CONFIRMED): its 2.2 answer."""
+    response = await client.post(
+        "/api/pix/cash-out",
+        json={
+            "value": value,
+            "externalId": f"out-{uuid.uuid4().hex[:12]}",
+            "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano", "document": CPF},
+        },
+        headers=headers,
+    )
+    assert response.status_code == 201, response.text
+    await drain(rt)
+    sent: dict[str, Any] = response.json()
+    return sent
+
+
+async def refund_in(
+    client: httpx.AsyncClient,
+    headers: dict[str, str],
+    transaction_id: str,
+    value: object,
+    **extra: Any,
+) -> httpx.Response:
+    scenario = extra.pop("scenario", None)
+    return await client.post(
+        f"/api/pix/refund-in/{transaction_id}",
+        json={"refundValue": value, **extra},
+        headers={**headers, **({"X-Sandbox-Scenario": scenario} if scenario else {})},
+    )
+
+
+async def devolucao(
+    client: httpx.AsyncClient,
+    headers: dict[str, str],
+    end_to_end_id: str,
+    refund_id: str,
+    valor: str,
+    **extra: Any,
+) -> httpx.Response:
+    scenario = extra.pop("scenario", None)
+    return await client.put(
+        f"/pix/{end_to_end_id}/devolucao/{refund_id}",
+        json={"valor": valor, **extra},
+        headers={**headers, **({"X-Sandbox-Scenario": scenario} if scenario else {})},
+    )
+
+
+async def count_rows(rt: Runtime, table: str) -> int:
+    async with rt.db.connection() as conn:
+        return int(await conn.fetchval(f"SELECT count(*) FROM {table}"))
+
+
+async def listed(
+    client: httpx.AsyncClient, headers: dict[str, str], transaction_id: str
+) -> dict[str, Any]:
+    """The item of GET /api/transactions for this transactionId."""
+    response = await client.get("/api/transactions", params={"size": 100}, headers=headers)
+    assert response.status_code == 200, response.text
+    items: list[dict[str, Any]] = response.json()["data"]
+    return next(i for i in items if i["transactionId"] == transaction_id)
