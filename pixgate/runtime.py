@@ -30,6 +30,8 @@ class Runtime:
     secret_hash_key: bytes
     provider: SettlingBank
     location_signer: LocationSigner
+    dashboard_key: bytes
+    """HMAC key of the dashboard's session cookies and CSRF tokens."""
     clock: Clock = field(default_factory=Clock)
     account_terms: TermsCache = field(default_factory=TermsCache)
     revocations: Revocations = field(default_factory=Revocations)
@@ -42,7 +44,9 @@ def resolve_database_url(settings: Settings) -> str:
     return embedded.start(settings.data_dir)
 
 
-async def load_keys(db: Database, settings: Settings) -> tuple[TokenSigner, bytes, LocationSigner]:
+async def load_keys(
+    db: Database, settings: Settings
+) -> tuple[TokenSigner, bytes, LocationSigner, bytes]:
     """Configured keys win; otherwise they are generated once and kept in the database."""
     async with db.begin() as conn:
         if settings.jwt_private_key is not None:
@@ -58,10 +62,21 @@ async def load_keys(db: Database, settings: Settings) -> tuple[TokenSigner, byte
         location_pem = await server_keys.get_or_create(
             conn, "location_rsa", LocationSigner.generate_pem
         )
+        if settings.dashboard_session_key is not None:
+            dashboard_key = settings.dashboard_session_key.get_secret_value()
+        else:
+            dashboard_key = await server_keys.get_or_create(
+                conn, "dashboard_session_key", lambda: secrets.token_hex(32)
+            )
     signer = TokenSigner.from_pem(
         jwt_pem, issuer=settings.jwt_issuer, audience=settings.jwt_audience
     )
-    return signer, hash_key.encode(), LocationSigner.from_pem(location_pem)
+    return (
+        signer,
+        hash_key.encode(),
+        LocationSigner.from_pem(location_pem),
+        dashboard_key.encode(),
+    )
 
 
 @asynccontextmanager
@@ -70,7 +85,7 @@ async def build_runtime(settings: Settings, database_url: str) -> AsyncIterator[
         database_url, min_size=settings.db_pool_min, max_size=settings.db_pool_max
     )
     try:
-        signer, hash_key, location_signer = await load_keys(db, settings)
+        signer, hash_key, location_signer, dashboard_key = await load_keys(db, settings)
         yield Runtime(
             settings=settings,
             db=db,
@@ -78,6 +93,7 @@ async def build_runtime(settings: Settings, database_url: str) -> AsyncIterator[
             secret_hash_key=hash_key,
             provider=SandboxBank(settings, db),
             location_signer=location_signer,
+            dashboard_key=dashboard_key,
         )
     finally:
         await db.close()

@@ -44,6 +44,15 @@ class Settings(BaseSettings):
     secret_hash_key: SecretStr | None = Field(
         default=None, description="HMAC key for client secrets; unset: generated and kept"
     )
+    dashboard_session_key: SecretStr | None = Field(
+        default=None, description="HMAC key of dashboard sessions; unset: generated and kept"
+    )
+    dashboard_session_ttl_s: int = Field(
+        default=3600, ge=60, le=86400, description="a dashboard sign-in lasts this long"
+    )
+    dashboard_login_rate_limit: str = Field(
+        default="10/minute", description="failed dashboard sign-ins per clientId and per address"
+    )
 
     timezone: str = Field(default="America/Sao_Paulo", description="clock of the limits")
     refund_window_days: int = Field(

@@ -20,6 +20,7 @@ import asyncio
 import base64
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -794,6 +795,92 @@ async def test_no_secret_in_logs_or_error_bodies(
             )
             assert resent.status_code == 200 and resent.json()["statusCode"] == 200, resent.text
             assert len(receiver.at("/hook-resend")) == 1
+
+            # --- the dashboard: the secret typed in the sign-in form, a credential in a header
+            # field, the session cookie; every page and form
+            def csrf(page: httpx.Response) -> str:
+                found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+                assert found is not None, page.text
+                return found[1]
+
+            login = await http.get("/dashboard/login")
+            signing_in = {"clientId": shop["clientId"], "clientSecret": shop["clientSecret"]}
+            response = await http.post(
+                "/dashboard/login",
+                data={
+                    **signing_in,
+                    "clientSecret": shop["clientSecret"] + "x",
+                    "csrf": csrf(login),
+                },
+            )
+            assert response.status_code == 401, response.text
+            response = await http.post(
+                "/dashboard/login", data={**signing_in, "csrf": csrf(response)}
+            )
+            assert response.status_code == 303, response.text
+            secrets.add("dashboard session cookie", http.cookies["pixgate_session"])
+            token_of_page = csrf(await http.get("/dashboard"))
+            for path in (
+                "/dashboard/transactions",
+                "/dashboard/deliveries",
+                "/dashboard/charges",
+                f"/dashboard/nowhere?token={shop_token}",
+            ):
+                assert (await http.get(path)).status_code in (200, 404), path
+            for name, value, status in (
+                ("Authorization", receiver_header, 303),
+                (f"Authorization: {receiver_header}", "", 400),  # a pasted line: not echoed
+            ):
+                response = await http.post(
+                    "/dashboard/webhooks",
+                    data={
+                        "csrf": token_of_page,
+                        "eventType": "refund_in",
+                        "url": receiver.url("/hook-dashboard"),
+                        "headerName": name,
+                        "headerValue": value,
+                    },
+                )
+                assert response.status_code == status, response.text
+            listed = (await http.get("/api/webhooks", headers=shop_headers)).json()["webhooks"]
+            added = next(w["id"] for w in listed if w["url"].endswith("/hook-dashboard"))
+            assert (await http.get(f"/dashboard/webhooks?edit={added}")).status_code == 200
+            response = await http.post(
+                f"/dashboard/webhooks/{added}/deactivate", data={"csrf": token_of_page}
+            )
+            assert response.status_code == 303, response.text
+            response = await http.post("/dashboard/webhooks/secret", data={"csrf": token_of_page})
+            assert response.status_code == 409, response.text  # shown by the CLI already
+            response = await http.post(
+                "/dashboard/webhooks/secret/rotate", data={"csrf": token_of_page}
+            )
+            rotated = re.search(r'id="signing-secret" readonly value="([^"]+)"', response.text)
+            assert response.status_code == 200 and rotated is not None, response.text
+            secrets.add("webhook secret rotated in the dashboard", rotated[1])
+            response = await http.post(
+                "/dashboard/charges",
+                data={
+                    "csrf": token_of_page,
+                    "value": "3.00",
+                    "description": "Pedido painel",
+                    "payerName": "Maria da Silva",
+                    "payerDocument": CPF,
+                },
+            )
+            assert response.status_code == 303, response.text
+            charge_page = response.headers["location"]
+            assert (await http.get(charge_page)).status_code == 200
+            assert (await http.get(f"{charge_page}/qr.png")).status_code == 200
+            listed_events = (await http.get("/api/events", headers=shop_headers)).json()["data"]
+            # one with a URL of its type: a resend has somewhere to go
+            event = next(e["id"] for e in listed_events if e["type"] in ("cash_in", "cash_out"))
+            response = await http.post(
+                f"/dashboard/deliveries/{event.removeprefix('evt_')}/resend",
+                data={"csrf": token_of_page},
+            )
+            assert response.status_code == 303, response.text
+            response = await http.post("/dashboard/logout", data={"csrf": token_of_page})
+            assert response.status_code == 303, response.text
 
             # a revoked credential: new tokens refused at once, with its secret
             cli("credentials", "revoke", extra["clientId"])

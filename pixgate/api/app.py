@@ -6,8 +6,8 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from importlib.resources import files
 
-import swagger_ui_bundle
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
@@ -81,10 +81,17 @@ def create_app(
     # log and metrics see the 500 that errors.AnswerUnexpected gives an unexpected exception.
     errors.install(app)
     app.add_middleware(RequestContext, max_body_bytes=settings.max_body_bytes)
+    # Swagger UI 5 (it renders OpenAPI 3.1), from the fastapi-offline wheel: no CDN.
     app.mount(
         "/_static/swagger",
-        StaticFiles(directory=swagger_ui_bundle.swagger_ui_path),
+        StaticFiles(directory=str(files("fastapi_offline") / "static")),
         name="swagger",
+    )
+    # Before the routers: the dashboard's catch-all 404 page must not shadow its assets.
+    app.mount(
+        "/dashboard/static",
+        StaticFiles(directory=str(files("pixgate.api") / "static")),
+        name="dashboard-static",
     )
     for router in ROUTERS:
         app.include_router(router)

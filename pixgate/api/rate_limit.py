@@ -52,9 +52,30 @@ async def enforce(
     A storage that cannot be reached lets the request through (logged): a rate limit
     protects the gateway, and must not take it down with Redis.
     """
+    await _check(request, rt, limit, scope, key, counting=True)
+
+
+async def refuse_if_spent(
+    request: Request, rt: Runtime, limit: RateLimitItem, scope: str, key: str | int
+) -> None:
+    """A 429 once `key` has spent `limit`, without counting this request: for a limit on
+    failures only (dashboard sign-ins), which `count` records once they have happened."""
+    await _check(request, rt, limit, scope, key, counting=False)
+
+
+async def _check(
+    request: Request,
+    rt: Runtime,
+    limit: RateLimitItem,
+    scope: str,
+    key: str | int,
+    *,
+    counting: bool,
+) -> None:
     rate_limiter = limiter(request, rt)
+    check = rate_limiter.hit if counting else rate_limiter.test
     try:
-        if await rate_limiter.hit(limit, scope, str(key)):
+        if await check(limit, scope, str(key)):
             return
         stats = await rate_limiter.get_window_stats(limit, scope, str(key))
     except StorageError as exc:
@@ -62,3 +83,13 @@ async def enforce(
         return
     retry_after = math.ceil(stats.reset_time - time.time())
     raise RateLimited(f"rate limit of {limit} exceeded; retry later", retry_after=retry_after)
+
+
+async def count(
+    request: Request, rt: Runtime, limit: RateLimitItem, scope: str, key: str | int
+) -> None:
+    """Count one event of `key` against `limit` (see `refuse_if_spent`)."""
+    try:
+        await limiter(request, rt).hit(limit, scope, str(key))
+    except StorageError as exc:
+        log.warning("rate_limit.storage_unavailable", scope=scope, error=str(exc))

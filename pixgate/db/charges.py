@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
+from uuid import UUID
 
 import asyncpg
 
@@ -123,6 +124,22 @@ async def by_txid(conn: Connection, account_id: int, kind: str, txid: str) -> as
         account_id,
         kind,
         txid,
+    )
+
+
+async def by_payment(
+    conn: Connection, account_id: int, transaction_id: UUID
+) -> asyncpg.Record | None:
+    """The account's charge whose payment has this public transactionId."""
+    return await conn.fetchrow(
+        """
+        SELECT c.kind, c.pix_code, c.amount, c.status, c.created_at, c.expires_at, c.paid_at,
+               t.transaction_id, t.external_id, t.description
+        FROM transactions t JOIN charges c ON c.transaction_id = t.id
+        WHERE t.transaction_id = $2 AND t.account_id = $1 AND c.account_id = $1
+        """,
+        account_id,
+        transaction_id,
     )
 
 

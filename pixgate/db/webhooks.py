@@ -82,9 +82,10 @@ async def insert_endpoint(
 async def update_endpoint(
     conn: Connection, endpoint_id: int, headers: dict[str, str], version: str
 ) -> asyncpg.Record:
+    """New headers and version; an inactive endpoint registered again is active again."""
     row = await conn.fetchrow(
-        "UPDATE webhook_endpoints SET headers = $2, version = $3, updated_at = now() "
-        "WHERE id = $1 RETURNING *",
+        "UPDATE webhook_endpoints SET headers = $2, version = $3, is_active = true, "
+        "updated_at = now() WHERE id = $1 RETURNING *",
         endpoint_id,
         headers,
         version,
@@ -100,16 +101,36 @@ async def list_endpoints(conn: Connection, account_id: int) -> list[asyncpg.Reco
     )
 
 
-async def delete_endpoint(conn: Connection, endpoint_id: int) -> bool:
-    """Remove an endpoint; its pending deliveries are failed, past ones keep their history."""
+async def _fail_pending(conn: Connection, endpoint_id: int) -> None:
     await conn.execute(
         "UPDATE webhook_deliveries SET status = 'failed', finished_at = now(), "
         "next_attempt_at = NULL WHERE endpoint_id = $1 AND status = 'pending'",
         endpoint_id,
     )
+
+
+async def delete_endpoint(conn: Connection, endpoint_id: int) -> bool:
+    """Remove an endpoint; its pending deliveries are failed, past ones keep their history."""
+    await _fail_pending(conn, endpoint_id)
     status = await conn.execute("DELETE FROM webhook_endpoints WHERE id = $1", endpoint_id)
     deleted = bool(status == "DELETE 1")
     return deleted
+
+
+async def deactivate_endpoint(conn: Connection, account_id: int, endpoint_id: int) -> bool:
+    """The account's active endpoint stops receiving events (its row and history stay); its
+    pending deliveries are failed, as a removal fails them. False: not the account's, or
+    already inactive."""
+    status = await conn.execute(
+        "UPDATE webhook_endpoints SET is_active = false, updated_at = now() "
+        "WHERE id = $1 AND account_id = $2 AND is_active",
+        endpoint_id,
+        account_id,
+    )
+    if status != "UPDATE 1":
+        return False
+    await _fail_pending(conn, endpoint_id)
+    return True
 
 
 # --- secrets ------------------------------------------------------------------------------

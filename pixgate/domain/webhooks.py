@@ -92,6 +92,11 @@ def check_version(version: str, event_type: str) -> str:
     return version
 
 
+def is_header_name(name: str) -> bool:
+    """An HTTP header name (RFC 9110 token): no spaces, colons or control characters."""
+    return bool(_HEADER_NAME.match(name))
+
+
 def check_headers(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
     """Custom headers as registered (4.9): at most 5, valid names, none of the blocked ones."""
     if len(pairs) > MAX_HEADERS:

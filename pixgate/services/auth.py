@@ -90,6 +90,39 @@ async def issue_token(
     return IssuedToken(access_token=token, expires_in=rt.settings.token_ttl)
 
 
+async def sign_in(rt: Runtime, client_id: str, client_secret: str) -> Principal:
+    """The token endpoint's credential checks without the certificate (the dashboard's
+    sign-in): an unknown or malformed clientId and a wrong secret answer alike, and an unknown
+    clientId costs the same secret comparison as a known one."""
+    try:
+        parsed: uuid.UUID | None = uuid.UUID(client_id)
+    except ValueError:
+        parsed = None
+    credential = None
+    if parsed is not None:
+        async with rt.db.connection() as conn:
+            credential = await credential_rows.active_credential(conn, parsed)
+    expected = credential["secret_hash"] if credential is not None else _DUMMY_HASH
+    secret_ok = hmac.compare_digest(expected, hash_secret(rt.secret_hash_key, client_secret))
+    if credential is None or not secret_ok:
+        raise InvalidCredentials("invalid clientId or clientSecret")
+    return Principal(account_id=credential["account_id"], client_id=str(parsed))
+
+
+async def signed_in(rt: Runtime, client_id: str) -> Principal | None:
+    """The account of a dashboard session's credential, re-read on every page: None once the
+    credential is revoked, so a revocation ends its sessions at the next request."""
+    try:
+        parsed = uuid.UUID(client_id)
+    except ValueError:
+        return None
+    async with rt.db.connection() as conn:
+        credential = await credential_rows.active_credential(conn, parsed)
+    if credential is None:
+        return None
+    return Principal(account_id=credential["account_id"], client_id=str(parsed))
+
+
 def authenticate(rt: Runtime, authorization: str | None, cert_header: str | None) -> Principal:
     """Verify `Authorization: Bearer` and its certificate binding (RFC 8705 section 3).
 

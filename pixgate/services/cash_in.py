@@ -75,6 +75,21 @@ class CashIn:
     expires_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class Charge:
+    """A charge as its account sees it later (the dashboard's charge page)."""
+
+    transaction_id: UUID
+    external_id: str | None
+    description: str | None
+    amount: int
+    status: str
+    pix_code: str
+    created_at: datetime
+    expires_at: datetime
+    paid_at: datetime | None
+
+
 def _cents(value: Decimal, where: str, problems: list[str]) -> int:
     try:
         cents = to_cents(value)
@@ -199,6 +214,26 @@ async def create(
         location_token=token,
         created_at=now,
         expires_at=expires_at,
+    )
+
+
+async def find(rt: Runtime, account_id: int, transaction_id: UUID) -> Charge:
+    """The account's charge (cash-in or cob) by its payment's transactionId; another
+    account's is NotFound."""
+    async with rt.db.connection() as conn:
+        row = await charge_rows.by_payment(conn, account_id, transaction_id)
+    if row is None:
+        raise NotFound("charge not found")
+    return Charge(
+        transaction_id=row["transaction_id"],
+        external_id=row["external_id"],
+        description=row["description"],
+        amount=row["amount"] or 0,
+        status=row["status"],
+        pix_code=row["pix_code"],
+        created_at=row["created_at"],
+        expires_at=row["expires_at"],
+        paid_at=row["paid_at"],
     )
 
 

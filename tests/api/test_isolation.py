@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -276,6 +277,13 @@ async def build_world(rt: Runtime, client: httpx.AsyncClient, receiver: Receiver
         if role == "cob":
             world.tx["cob"] = rows[charge["payment_uuid"]]
     world.events = {e["type"]: e["id"] for e in events}
+    async with rt.db.connection() as conn:
+        world.endpoints = [
+            r["id"]
+            for r in await conn.fetch(
+                "SELECT id FROM webhook_endpoints WHERE account_id = $1", a.account_id
+            )
+        ]
     assert world.tx["cash_out"]["status"] == "CONFIRMED"
     assert world.tx["qr"]["status"] == "CONFIRMED" and world.tx["dict"]["status"] == "CONFIRMED"
     assert world.tx["paid"]["status"] == "CONFIRMED" and world.tx["open"]["status"] == "PENDING"
@@ -449,7 +457,11 @@ class Call:
     json: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     who: str = "b"
-    """b: B's token and certificate; cert: B's certificate only; anonymous: nothing."""
+    """b: B's token and certificate; cert: B's certificate only; anonymous: nothing;
+    session: B signed in to the dashboard (forms carry its CSRF token); login: the dashboard's
+    sign-in form, signed out."""
+    form: dict[str, str] | None = None
+    """A form body (the dashboard's POSTs)."""
 
 
 Check = Callable[[World, httpx.Response], Awaitable[None]]
@@ -549,6 +561,48 @@ async def own_balance(world: World, response: httpx.Response) -> None:
 
 async def no_leak_only(world: World, response: httpx.Response) -> None:
     assert response.status_code == 200, response.text
+
+
+def session(**params: Callable[[World], str]) -> Callable[[World], Call]:
+    return lambda w: Call(who="session", params={k: f(w) for k, f in params.items()})
+
+
+def html(code: int, text: str | None = None) -> Check:
+    """A dashboard page (or its error page) with `code`, naming none of A's URLs."""
+
+    async def check(world: World, response: httpx.Response) -> None:
+        assert response.status_code == code, response.text
+        assert response.headers["content-type"].startswith(("text/html", "image/png")), response
+        assert "/alfa-" not in response.text, response.text
+        assert text is None or text in response.text, response.text
+
+    return check
+
+
+async def signed_out(world: World, response: httpx.Response) -> None:
+    assert response.status_code in (303, 401), response.text
+    assert "pixgate_session=" not in response.headers.get("set-cookie", "").replace(
+        'pixgate_session=""', ""
+    )
+
+
+async def own_overview(world: World, response: httpx.Response) -> None:
+    await html(200, "R$ 100,00")(world, response)
+    assert B_NAME in response.text
+
+
+async def own_dashboard_charge(world: World, response: httpx.Response) -> None:
+    assert response.status_code == 303, response.text
+    created = response.headers["location"].rsplit("/", 1)[-1]
+    sql = "SELECT account_id FROM transactions WHERE transaction_id = $1::uuid"
+    assert await _owner(world, sql, created) == world.b.account_id
+
+
+async def own_dashboard_webhook(world: World, response: httpx.Response) -> None:
+    assert response.status_code == 200, response.text  # B's first URL: its secret shown once
+    assert "Webhook added." in response.text and "/alfa-out" in response.text
+    sql = "SELECT count(*) FROM webhook_endpoints WHERE account_id = $1"
+    assert await _owner(world, sql, world.b.account_id) == 1
 
 
 async def own_med_case(world: World, response: httpx.Response) -> None:
@@ -985,6 +1039,121 @@ ROWS: list[Row] = [
         own_transaction(),
     ),
     # unauthenticated, aggregated by route template: no identifier of anyone
+    # the dashboard: a session of B is B's; A's clientId signs nothing in with B's secret
+    Row(
+        "dashboard-login-a-client-b-secret",
+        "POST",
+        "/dashboard/login",
+        lambda w: Call(
+            who="login", form={"clientId": w.a.client_id, "clientSecret": w.b.client_secret}
+        ),
+        signed_out,
+    ),
+    Row("dashboard-overview", "GET", "/dashboard", session(), own_overview),
+    Row(
+        "dashboard-transactions-a-external-id",
+        "GET",
+        "/dashboard/transactions",
+        lambda w: Call(who="session", query={"externalId": w.tx["cash_out"]["external_id"]}),
+        html(200, "No transactions."),
+    ),
+    Row(
+        "dashboard-transactions-a-end-to-end-id",
+        "GET",
+        "/dashboard/transactions",
+        lambda w: Call(who="session", query={"endToEndId": w.tx["dict"]["end_to_end_id"]}),
+        html(200, "No transactions."),
+    ),
+    Row("dashboard-charges-form", "GET", "/dashboard/charges", session(), html(200)),
+    Row(
+        "dashboard-charge-a-external-id",
+        "POST",
+        "/dashboard/charges",
+        lambda w: Call(
+            who="session",
+            form={
+                "value": "1.09",
+                "description": "Cobranca Beta",
+                "externalId": w.tx["open"]["external_id"],
+                "payerName": "Pagador Beta",
+                "payerDocument": CPF,
+            },
+        ),
+        own_dashboard_charge,
+    ),
+    *(
+        Row(
+            f"dashboard-charge-{role}-a-{name}",
+            "GET",
+            path,
+            session(transaction_id=uid(name)),
+            html(404),
+        )
+        for role, path in (
+            ("page", "/dashboard/charges/{transaction_id}"),
+            ("qr", "/dashboard/charges/{transaction_id}/qr.png"),
+        )
+        for name in ("open", "paid", "cob")
+    ),
+    Row("dashboard-webhooks", "GET", "/dashboard/webhooks", session(), html(200)),
+    Row(
+        "dashboard-webhooks-edit-a-id",
+        "GET",
+        "/dashboard/webhooks",
+        lambda w: Call(who="session", query={"edit": str(w.endpoints[0])}),
+        html(200),
+    ),
+    Row(
+        "dashboard-webhooks-add-a-url",
+        "POST",
+        "/dashboard/webhooks",
+        lambda w: Call(
+            who="session",
+            form={"eventType": "cash_out", "url": w.receiver.url("/alfa-out"), "version": "v2"},
+        ),
+        own_dashboard_webhook,
+    ),
+    *(
+        Row(
+            f"dashboard-webhook-deactivate-a-{n}",
+            "POST",
+            "/dashboard/webhooks/{webhook_id}/deactivate",
+            (lambda n: lambda w: Call(who="session", params={"webhook_id": str(w.endpoints[n])}))(
+                n
+            ),
+            html(404),
+        )
+        for n in (0, 1)
+    ),
+    Row("dashboard-secret", "POST", "/dashboard/webhooks/secret", session(), html(200)),
+    Row(
+        "dashboard-secret-rotate", "POST", "/dashboard/webhooks/secret/rotate", session(), html(200)
+    ),
+    Row(
+        "dashboard-deliveries",
+        "GET",
+        "/dashboard/deliveries",
+        lambda w: Call(who="session", query={"type": "cash_out", "status": "delivered"}),
+        html(200, "No events"),
+    ),
+    *(
+        Row(
+            f"dashboard-resend-a-{kind}",
+            "POST",
+            "/dashboard/deliveries/{event_id}/resend",
+            (lambda k: lambda w: Call(who="session", params={"event_id": str(w.events[k])}))(kind),
+            html(404),
+        )
+        for kind in ("cash_out", "cash_in")
+    ),
+    Row(
+        "dashboard-other-page-a-uuid",
+        "GET",
+        "/dashboard/{rest:path}",
+        lambda w: Call(who="session", params={"rest": str(w.tx["cash_out"]["transaction_id"])}),
+        html(404),
+    ),
+    Row("dashboard-logout", "POST", "/dashboard/logout", session(), signed_out),
     Row("metrics", "GET", "/metrics", lambda w: Call(who="anonymous"), no_leak_only),
 ]
 
@@ -1003,6 +1172,7 @@ NAMES_NO_OBJECT: dict[tuple[str, str], str] = {
     ("GET", "/.well-known/jwks.json"): "public token-verification keys",
     ("GET", "/.well-known/pix-jwks.json"): "public location-signing keys",
     ("GET", "/docs"): "static Swagger UI",
+    ("GET", "/dashboard/login"): "the dashboard's sign-in form",
 }
 
 
@@ -1034,7 +1204,9 @@ async def world(rt: Runtime, client: httpx.AsyncClient, receiver: Receiver) -> W
 
 async def call_as_b(world: World, method: str, path: str, call: Call) -> tuple[str, httpx.Response]:
     """B's request; returns what B sent (the answer may echo it) and the answer."""
-    url = path.format(**call.params)
+    url = re.sub(r"\{(\w+)(:\w+)?\}", lambda m: call.params[m[1]], path)
+    if call.who in ("session", "login"):
+        return await call_dashboard_as_b(world, method, url, call)
     headers = {
         "b": world.b_headers,
         "anonymous": {},
@@ -1046,6 +1218,33 @@ async def call_as_b(world: World, method: str, path: str, call: Call) -> tuple[s
     )
     sent = " ".join([url, json.dumps(call.query), json.dumps(call.json), *call.headers.values()])
     return sent, response
+
+
+def _csrf(page: httpx.Response) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    assert found is not None, page.text
+    return found[1]
+
+
+async def call_dashboard_as_b(
+    world: World, method: str, url: str, call: Call
+) -> tuple[str, httpx.Response]:
+    """B in the dashboard: signed in (who=session), or at the sign-in form (who=login)."""
+    token = _csrf(await world.client.get("/dashboard/login"))
+    if call.who == "session":
+        signed = await world.client.post(
+            "/dashboard/login",
+            data={
+                "clientId": world.b.client_id,
+                "clientSecret": world.b.client_secret,
+                "csrf": token,
+            },
+        )
+        assert signed.status_code == 303, signed.text
+        token = _csrf(await world.client.get("/dashboard"))
+    form = {"csrf": token, **(call.form or {})} if method == "POST" else None
+    response = await world.client.request(method, url, params=call.query, data=form)
+    return " ".join([url, json.dumps(call.query), json.dumps(call.form)]), response
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])

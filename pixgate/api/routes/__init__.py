@@ -9,6 +9,8 @@ from pixgate.api.routes import (
     cash_out,
     cash_out_qrcode,
     cob,
+    dashboard,
+    dashboard_webhooks,
     devolucao,
     dict_transfer,
     locations,
@@ -40,4 +42,7 @@ ROUTERS: list[APIRouter] = [
     sandbox_pix.router,
     sandbox_med.router,
     ops.router,
+    # HTML pages, not in the OpenAPI document; last, for the dashboard's catch-all 404 page
+    dashboard_webhooks.router,
+    dashboard.router,
 ]

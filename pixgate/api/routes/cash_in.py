@@ -19,11 +19,16 @@ from pixgate.services import cash_in
 router = APIRouter(route_class=EnvelopeRoute, tags=["cash-in"])
 
 
-def qr_code_image(pix_code: str) -> str:
-    """The code drawn as a QR (error correction M, the usual for BR Codes) in a PNG data URI."""
+def qr_code_png(pix_code: str) -> bytes:
+    """The code drawn as a QR (error correction M, the usual for BR Codes), a PNG."""
     buffer = io.BytesIO()
     segno.make_qr(pix_code, error="m").save(buffer, kind="png", scale=6, border=4)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    return buffer.getvalue()
+
+
+def qr_code_image(pix_code: str) -> str:
+    """The QR of `qr_code_png` in a PNG data URI."""
+    return "data:image/png;base64," + base64.b64encode(qr_code_png(pix_code)).decode("ascii")
 
 
 @router.post(

@@ -59,5 +59,5 @@ async def docs(request: Request) -> HTMLResponse:
         title="pixgate API",
         swagger_js_url="/_static/swagger/swagger-ui-bundle.js",
         swagger_css_url="/_static/swagger/swagger-ui.css",
-        swagger_favicon_url="/_static/swagger/favicon-32x32.png",
+        swagger_favicon_url="/_static/swagger/favicon.png",
     )

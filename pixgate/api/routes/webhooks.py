@@ -26,7 +26,7 @@ router = APIRouter(tags=["webhooks"], responses={401: {"model": ApiError}})
 
 DISABLED_MESSAGE = (
     "This route is temporarily disabled and persisted nothing. Manage webhooks in the "
-    "dashboard (Settings, Webhooks) or with `pixgate webhooks add`."
+    "dashboard (Settings, Webhooks: /dashboard/webhooks) or with `pixgate webhooks add`."
 )
 RESEND_RATE = rate_limit.item("60/minute")
 

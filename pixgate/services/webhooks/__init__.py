@@ -6,7 +6,8 @@ One module per part, each importing only those below it:
 - `config`: an account's URLs and signing secrets;
 - `delivery`: one automatic attempt of a pending delivery, and the attempt's log;
 - `resend`: one synchronous attempt on the merchant's request (4.11);
-- `events`: the event list.
+- `events`: the event list;
+- `log`: the delivery log, each event with its deliveries and their attempts (the dashboard).
 
 This package re-exports what the API, the worker, the CLI and the tests call. To replace a
 function in a test, patch the module that defines it (`transport.resolve`), not this one.
@@ -15,6 +16,7 @@ function in a test, patch the module that defines it (`transport.resolve`), not 
 from pixgate.services.webhooks.config import (
     Endpoint,
     add,
+    deactivate,
     list_endpoints,
     remove,
     reveal_secret,
@@ -22,6 +24,7 @@ from pixgate.services.webhooks.config import (
 )
 from pixgate.services.webhooks.delivery import deliver
 from pixgate.services.webhooks.events import list_events
+from pixgate.services.webhooks.log import delivery_log
 from pixgate.services.webhooks.resend import resend
 from pixgate.services.webhooks.transport import Attempt, http_client, post
 
@@ -29,7 +32,9 @@ __all__ = [
     "Attempt",
     "Endpoint",
     "add",
+    "deactivate",
     "deliver",
+    "delivery_log",
     "http_client",
     "list_endpoints",
     "list_events",

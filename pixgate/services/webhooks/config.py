@@ -70,14 +70,19 @@ async def add(
         if not await rows.lock_account(conn, account_id):
             raise NotFound(f"account {account_id} not found")
         existing = await rows.find_endpoint(conn, account_id, event_type, url)
-        if existing is not None:
+        if existing is not None and existing["is_active"]:
             row = await rows.update_endpoint(conn, existing["id"], clean_headers, version)
             return AddedEndpoint(Endpoint.from_row(row), created=False)
         if await rows.count_active(conn, account_id, event_type) >= rules.MAX_ACTIVE_PER_EVENT:
             raise WebhookLimitReached(
                 f"{event_type} already has {rules.MAX_ACTIVE_PER_EVENT} active URLs"
             )
-        row = await rows.insert_endpoint(conn, account_id, event_type, url, clean_headers, version)
+        if existing is not None:  # deactivated before: active again, with these headers
+            row = await rows.update_endpoint(conn, existing["id"], clean_headers, version)
+        else:
+            row = await rows.insert_endpoint(
+                conn, account_id, event_type, url, clean_headers, version
+            )
     return AddedEndpoint(Endpoint.from_row(row), created=True)
 
 
@@ -93,6 +98,16 @@ async def remove(rt: Runtime, endpoint_id: int) -> None:
     async with rt.db.begin() as conn:
         if not await rows.delete_endpoint(conn, endpoint_id):
             raise NotFound(f"webhook {endpoint_id} not found")
+
+
+async def deactivate(rt: Runtime, account_id: int, endpoint_id: int) -> None:
+    """The account's URL stops receiving events; registering it again re-activates it.
+    Another account's id, or an inactive one, is NotFound."""
+    async with rt.db.begin() as conn:
+        if not await rows.lock_account(conn, account_id):
+            raise NotFound(f"account {account_id} not found")
+        if not await rows.deactivate_endpoint(conn, account_id, endpoint_id):
+            raise NotFound(f"active webhook {endpoint_id} not found")
 
 
 async def _signing_secrets(conn: Connection, account_id: int) -> list[str]:

@@ -1,0 +1,229 @@
+"""How the dashboard answers: Jinja2 pages, HTML error pages, its security headers, and
+who is signed in.
+
+Every dashboard route uses `DashboardRoute`: whatever a page raises (a PixgateError, a
+validation error, an HTTP error, anything unexpected) becomes an HTML page with the right
+status, never the API's JSON envelopes; a request without a live session is sent to the
+sign-in page. Each answer carries a strict Content-Security-Policy (every asset is the
+gateway's own, no inline script or style) and `Cache-Control: no-store`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Annotated, Any
+from zoneinfo import ZoneInfo
+
+import jinja2
+import structlog
+from fastapi import Depends, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.routing import APIRoute
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from pixgate.api.dashboard import session as sessions
+from pixgate.api.deps import NUL_REASON, RuntimeDep
+from pixgate.api.errors import request_id, validation_messages
+from pixgate.domain.errors import PixgateError, ValidationFailed
+from pixgate.runtime import Runtime
+from pixgate.services import auth
+
+log = structlog.get_logger(__name__)
+
+LOGIN_PATH = "/dashboard/login"
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+    "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+templates = jinja2.Environment(
+    loader=jinja2.PackageLoader("pixgate.api", "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def _brl(value: float | int | Decimal | None) -> str:
+    """1234.5 -> `R$ 1.234,50` (the Brazilian grouping)."""
+    if value is None:
+        return ""
+    text = f"{Decimal(str(value)):,.2f}"
+    return "R$ " + text.replace(",", "_").replace(".", ",").replace("_", ".")
+
+
+def _cents(value: int | None) -> str:
+    return "" if value is None else _brl(Decimal(value) / 100)
+
+
+templates.filters["brl"] = _brl
+templates.filters["cents"] = _cents
+
+
+class SignedOut(Exception):
+    """No live session: the page answers a redirect to the sign-in page."""
+
+
+@dataclass(frozen=True, slots=True)
+class Signed:
+    principal: auth.Principal
+    session: sessions.Session
+    csrf: str
+
+    @property
+    def account_id(self) -> int:
+        return self.principal.account_id
+
+
+async def signed_in(request: Request, rt: RuntimeDep) -> Signed:
+    found = sessions.read(
+        rt.dashboard_key, request.cookies.get(sessions.SESSION_COOKIE), now=time.time()
+    )
+    if found is None:
+        raise SignedOut
+    principal = await auth.signed_in(rt, found.client_id)
+    if principal is None:
+        raise SignedOut
+    return Signed(principal, found, sessions.csrf_token(rt.dashboard_key, found))
+
+
+SignedIn = Annotated[Signed, Depends(signed_in)]
+
+
+def page(
+    request: Request,
+    rt: Runtime,
+    template: str,
+    context: Mapping[str, Any],
+    *,
+    status: int = 200,
+    headers: Mapping[str, str] | None = None,
+) -> HTMLResponse:
+    zone = ZoneInfo(rt.settings.timezone)
+
+    def when(value: datetime | str | None) -> str:
+        if value is None:
+            return ""
+        at = datetime.fromisoformat(value) if isinstance(value, str) else value
+        return at.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S")
+
+    html = templates.get_template(template).render(
+        {"path": request.url.path, "signed": None, "when": when, **context}
+    )
+    return HTMLResponse(html, status_code=status, headers=dict(headers or {}))
+
+
+def is_https(request: Request) -> bool:
+    """Behind the TLS front (X-Forwarded-Proto, as deploy/nginx sets it) or TLS itself."""
+    forwarded = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
+    return request.url.scheme == "https" or forwarded == "https"
+
+
+def set_cookie(request: Request, response: Response, name: str, value: str, max_age: int) -> None:
+    response.set_cookie(
+        name,
+        value,
+        max_age=max_age,
+        path=sessions.PATH,
+        httponly=True,
+        samesite="strict",
+        secure=is_https(request),
+    )
+
+
+def clear_cookie(request: Request, response: Response, name: str) -> None:
+    response.delete_cookie(
+        name, path=sessions.PATH, httponly=True, samesite="strict", secure=is_https(request)
+    )
+
+
+async def read_form(request: Request) -> FormData:
+    """The posted form; text no database can store (U+0000) is refused here, for every field."""
+    form = await request.form()
+    for name, value in form.multi_items():
+        if (isinstance(value, str) and "\x00" in value) or "\x00" in name:
+            raise ValidationFailed([f"{name.replace(chr(0), '')}: {NUL_REASON}"])
+    return form
+
+
+def field(form: FormData, name: str) -> str:
+    value = form.get(name)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def check_csrf(form: FormData, signed: Signed) -> None:
+    """Every signed-in form carries the session's token: a forged cross-site post has none."""
+    given = form.get("csrf")
+    if not sessions.same(signed.csrf, given if isinstance(given, str) else None):
+        raise StarletteHTTPException(
+            403, "This form has expired or did not come from this dashboard. Reload the page."
+        )
+
+
+def error_page(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, SignedOut):
+        response: Response = RedirectResponse(LOGIN_PATH, status_code=303)
+        clear_cookie(request, response, sessions.SESSION_COOKIE)
+        return response
+    headers: dict[str, str] = {}
+    problems: list[str] = []
+    if isinstance(exc, PixgateError):
+        status, title = exc.status, exc.user_message
+        if exc.status < 500:
+            problems = exc.message if isinstance(exc.message, list) else [exc.message]
+        headers = exc.headers() or {}
+    elif isinstance(exc, RequestValidationError):
+        status, title = 400, "Some fields are invalid."
+        problems = validation_messages(list(exc.errors()))
+    elif isinstance(exc, StarletteHTTPException):
+        status, title = exc.status_code, str(exc.detail)
+        headers = dict(exc.headers or {})
+    else:
+        log.exception("dashboard.crashed", error_id=request_id(request))
+        status, title = 500, "Something went wrong. Please try again."
+    if status >= 500 and isinstance(exc, PixgateError):
+        log.error("dashboard.failed", code=exc.code, message=exc.message)
+    rt: Runtime = request.app.state.runtime
+    return page(
+        request,
+        rt,
+        "error.html",
+        {"status": status, "title": title, "problems": problems, "error_id": request_id(request)},
+        status=status,
+        headers=headers,
+    )
+
+
+class DashboardRoute(APIRoute):
+    """A dashboard page: HTML answers and errors, form bodies, no OpenAPI entry."""
+
+    accepts_form = True
+
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        kwargs["include_in_schema"] = False
+        super().__init__(path, endpoint, **kwargs)
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def answer(request: Request) -> Response:
+            try:
+                response = await handler(request)
+            except Exception as exc:  # every failure of a page is an HTML page
+                response = error_page(request, exc)
+            for name, value in SECURITY_HEADERS.items():
+                response.headers.setdefault(name, value)
+            return response
+
+        return answer

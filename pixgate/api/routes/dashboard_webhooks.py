@@ -1,0 +1,274 @@
+"""The dashboard's Settings > Webhooks page (4.9's rules, the signing secret) and its
+delivery log (events, deliveries, attempts, Resend): the services the API and the CLI call.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Request, Response
+from fastapi.responses import HTMLResponse, RedirectResponse
+from starlette.datastructures import FormData
+
+from pixgate.api import rate_limit
+from pixgate.api.dashboard.render import (
+    DashboardRoute,
+    Signed,
+    SignedIn,
+    check_csrf,
+    page,
+    read_form,
+)
+from pixgate.api.dashboard.render import field as form_field
+from pixgate.api.deps import RuntimeDep
+from pixgate.api.routes.webhooks import RESEND_RATE
+from pixgate.domain import webhooks as rules
+from pixgate.domain.errors import (
+    Conflict,
+    InvalidWebhookConfig,
+    NoWebhookDestination,
+    UnsafeWebhookDestination,
+    ValidationFailed,
+    WebhookLimitReached,
+)
+from pixgate.runtime import Runtime
+from pixgate.services import webhooks
+from pixgate.services.webhooks.events import DELIVERY_STATES
+
+router = APIRouter(route_class=DashboardRoute)
+
+BigintId = Annotated[int, Path(ge=1, le=9_223_372_036_854_775_807)]
+LOG_PAGE_SIZE = 20
+MAX_PAGE = 2_147_483_647
+DONE = {
+    "created": "Webhook added.",
+    "updated": "Webhook updated: same URL and event, new headers and version.",
+    "deactivated": "Webhook deactivated: it receives no more events.",
+}
+_CONFIG_ERRORS = (InvalidWebhookConfig, UnsafeWebhookDestination, WebhookLimitReached)
+
+
+def _webhooks_page(
+    request: Request,
+    rt: Runtime,
+    signed: Signed,
+    endpoints: list[webhooks.Endpoint],
+    *,
+    status: int = 200,
+    **context: Any,
+) -> HTMLResponse:
+    active = {t: 0 for t in rules.EVENT_TYPES}
+    for endpoint in endpoints:
+        active[endpoint.event_type] += endpoint.is_active
+    defaults: dict[str, Any] = {
+        "notice": None,
+        "problems": [],
+        "secret": None,
+        "form": {"eventType": "cash_out", "url": "", "version": "v1", "headers": []},
+    }
+    return page(
+        request,
+        rt,
+        "webhooks.html",
+        {
+            "signed": signed,
+            "endpoints": endpoints,
+            "active": active,
+            "event_types": rules.EVENT_TYPES,
+            "v2_types": rules.V2_EVENT_TYPES,
+            "max_active": rules.MAX_ACTIVE_PER_EVENT,
+            "max_headers": rules.MAX_HEADERS,
+            "blocked": sorted(rules.BLOCKED_HEADER_NAMES),
+            **defaults,
+            **context,
+        },
+        status=status,
+    )
+
+
+@router.get("/dashboard/webhooks")
+async def webhook_settings(request: Request, rt: RuntimeDep, signed: SignedIn) -> Response:
+    endpoints = await webhooks.list_endpoints(rt, signed.account_id)
+    notice = DONE.get(request.query_params.get("done", ""))
+    form: dict[str, Any] | None = None
+    edit = request.query_params.get("edit", "")
+    if edit.isascii() and edit.isdigit():
+        chosen = next((e for e in endpoints if e.id == int(edit)), None)
+        if chosen is not None:  # the values of headers are not shown back: typed again
+            form = {
+                "eventType": chosen.event_type,
+                "url": chosen.url,
+                "version": chosen.version,
+                "headers": [(name, "") for name in chosen.headers],
+            }
+    if form is None:
+        return _webhooks_page(request, rt, signed, endpoints, notice=notice)
+    return _webhooks_page(request, rt, signed, endpoints, notice=notice, form=form)
+
+
+def _header_pairs(form: FormData) -> list[tuple[str, str]]:
+    names = [v for v in form.getlist("headerName") if isinstance(v, str)]
+    values = [v for v in form.getlist("headerValue") if isinstance(v, str)]
+    values += [""] * (len(names) - len(values))
+    return [(n.strip(), v) for n, v in zip(names, values, strict=False) if n.strip() or v]
+
+
+@router.post("/dashboard/webhooks")
+async def save_webhook(request: Request, rt: RuntimeDep, signed: SignedIn) -> Response:
+    """Add a URL, or update the headers and version of the same URL for the same event."""
+    form = await read_form(request)
+    check_csrf(form, signed)
+    event_type, url = form_field(form, "eventType"), form_field(form, "url")
+    version, headers = form_field(form, "version") or "v1", _header_pairs(form)
+    # shown back on a refusal: valid names only, never a value (a pasted credential)
+    shown = [(name if rules.is_header_name(name) else "", "") for name, _ in headers]
+    entered = {"eventType": event_type, "url": url, "version": version, "headers": shown}
+    try:
+        added = await webhooks.add(
+            rt, signed.account_id, event_type=event_type, url=url, headers=headers, version=version
+        )
+    except _CONFIG_ERRORS as exc:
+        endpoints = await webhooks.list_endpoints(rt, signed.account_id)
+        problems = exc.message if isinstance(exc.message, list) else [exc.message]
+        return _webhooks_page(
+            request, rt, signed, endpoints, status=400, problems=problems, form=entered
+        )
+    secret = None
+    if added.created:
+        try:  # the signing secret is shown once: with the first URL, if never shown yet
+            secret = await webhooks.reveal_secret(rt, signed.account_id)
+        except Conflict:
+            secret = None
+    if secret is None:
+        done = "created" if added.created else "updated"
+        return RedirectResponse(f"/dashboard/webhooks?done={done}", status_code=303)
+    endpoints = await webhooks.list_endpoints(rt, signed.account_id)
+    return _webhooks_page(request, rt, signed, endpoints, notice=DONE["created"], secret=secret)
+
+
+@router.post("/dashboard/webhooks/{webhook_id}/deactivate")
+async def deactivate_webhook(
+    request: Request, rt: RuntimeDep, signed: SignedIn, webhook_id: BigintId
+) -> Response:
+    check_csrf(await read_form(request), signed)
+    await webhooks.deactivate(rt, signed.account_id, webhook_id)
+    return RedirectResponse("/dashboard/webhooks?done=deactivated", status_code=303)
+
+
+@router.post("/dashboard/webhooks/secret")
+async def reveal_secret(request: Request, rt: RuntimeDep, signed: SignedIn) -> Response:
+    """The signing secret, once; afterwards only a rotation shows one."""
+    check_csrf(await read_form(request), signed)
+    endpoints = await webhooks.list_endpoints(rt, signed.account_id)
+    try:
+        secret = await webhooks.reveal_secret(rt, signed.account_id)
+    except Conflict:
+        return _webhooks_page(
+            request,
+            rt,
+            signed,
+            endpoints,
+            status=409,
+            problems=["The signing secret was already shown. Rotate it to get a new one."],
+        )
+    return _webhooks_page(request, rt, signed, endpoints, secret=secret)
+
+
+@router.post("/dashboard/webhooks/secret/rotate")
+async def rotate_secret(request: Request, rt: RuntimeDep, signed: SignedIn) -> Response:
+    """A new secret, shown now; the old one keeps signing for the overlap window."""
+    check_csrf(await read_form(request), signed)
+    secret = await webhooks.rotate_secret(rt, signed.account_id)
+    endpoints = await webhooks.list_endpoints(rt, signed.account_id)
+    overlap_h = rt.settings.webhook_secret_overlap_s / 3600
+    return _webhooks_page(
+        request,
+        rt,
+        signed,
+        endpoints,
+        secret=secret,
+        notice=f"Secret rotated. The previous one keeps signing for {overlap_h:g} h.",
+    )
+
+
+# --- the delivery log -------------------------------------------------------------------------
+
+
+async def _log_page(
+    request: Request,
+    rt: Runtime,
+    signed: Signed,
+    *,
+    status: int = 200,
+    notice: str | None = None,
+    problems: list[str] | None = None,
+) -> HTMLResponse:
+    params = request.query_params
+    state = params.get("status", "")
+    event_type = params.get("type", "")
+    number_text = params.get("page", "1")
+    problems = list(problems or [])
+    if state and state not in DELIVERY_STATES:
+        problems.append("status: one of " + ", ".join(DELIVERY_STATES))
+        state = ""
+    if event_type and event_type not in rules.EVENT_TYPES:
+        problems.append("event: one of " + ", ".join(rules.EVENT_TYPES))
+        event_type = ""
+    number = 1
+    if number_text.isascii() and number_text.isdigit() and 1 <= int(number_text) <= MAX_PAGE:
+        number = int(number_text)
+    found = await webhooks.delivery_log(
+        rt,
+        signed.account_id,
+        event_type=event_type or None,
+        delivery_state=state or None,
+        page=number,
+        size=LOG_PAGE_SIZE,
+    )
+    kept = {k: v for k, v in {"status": state, "type": event_type}.items() if v}
+    return page(
+        request,
+        rt,
+        "deliveries.html",
+        {
+            "signed": signed,
+            "log": found,
+            "state": state,
+            "event_type": event_type,
+            "states": DELIVERY_STATES,
+            "event_types": rules.EVENT_TYPES,
+            "page": number,
+            "has_next": number * LOG_PAGE_SIZE < found.total,
+            "kept": kept,
+            "notice": notice,
+            "problems": problems,
+        },
+        status=400 if problems and status == 200 else status,
+    )
+
+
+@router.get("/dashboard/deliveries")
+async def delivery_log(request: Request, rt: RuntimeDep, signed: SignedIn) -> Response:
+    resent = request.query_params.get("resent", "")
+    code = request.query_params.get("code", "")
+    notice = None
+    if resent.isascii() and resent.isdigit():
+        answered = f"answered {code}" if code.isascii() and code.isdigit() else "did not answer"
+        notice = f"evt_{resent} resent: the first URL {answered}."
+    return await _log_page(request, rt, signed, notice=notice)
+
+
+@router.post("/dashboard/deliveries/{event_id}/resend")
+async def resend(
+    request: Request, rt: RuntimeDep, signed: SignedIn, event_id: BigintId
+) -> Response:
+    """POST /api/resend-webhook/evt_<n>'s service and rate limit (shared with the API)."""
+    check_csrf(await read_form(request), signed)
+    await rate_limit.enforce(request, rt, RESEND_RATE, "resend-webhook", signed.account_id)
+    try:
+        result = await webhooks.resend(rt, signed.account_id, f"evt_{event_id}", None)
+    except (NoWebhookDestination, ValidationFailed) as exc:
+        problem = exc.message if isinstance(exc.message, str) else "; ".join(exc.message)
+        return await _log_page(request, rt, signed, status=400, problems=[problem])
+    code = "" if result.status_code is None else str(result.status_code)
+    return RedirectResponse(f"/dashboard/deliveries?resent={event_id}&code={code}", status_code=303)
