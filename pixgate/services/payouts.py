@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import asyncpg
-
 from pixgate.db import payments
+from pixgate.db.transactions import Transaction
+from pixgate.domain.labels import OperationType, TransactionStatus
 from pixgate.provider.base import PaymentOrder, PaymentResult
 from pixgate.runtime import Runtime
 from pixgate.services import dict_transfer
@@ -24,17 +24,21 @@ from pixgate.services import dict_transfer
 
 async def settle(rt: Runtime, transaction_id: int) -> None:
     row = await payments.get(rt.db, transaction_id)
-    if row is None or row["status"] != "PENDING" or row["operation"] != "WITHDRAW":
+    if (
+        row is None
+        or row.status != TransactionStatus.PENDING
+        or row.operation != OperationType.WITHDRAW
+    ):
         return
     result = await _ask_the_bank(rt, row)
     # sent with the account's other settlements waiting meanwhile, ahead of its new
     # cash-outs: accepted payouts are settled before more are accepted (db.batches)
     await payments.settle_payout(
         rt.db,
-        row["account_id"],
+        row.account_id,
         payments.Settlement(
             transaction_id=transaction_id,
-            status=result.status,
+            status=TransactionStatus(result.status),
             end_to_end_id=result.end_to_end_id,
             counterpart=result.counterpart.counterpart() if result.counterpart else None,
             error_code=result.error_code,
@@ -45,15 +49,16 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
     )
 
 
-async def _ask_the_bank(rt: Runtime, row: asyncpg.Record) -> PaymentResult:
+async def _ask_the_bank(rt: Runtime, row: Transaction) -> PaymentResult:
     now = rt.clock.now()
-    hooks = HOOKS.get(row["kind"], DEFAULT_HOOKS)
+    hooks = HOOKS.get(row.kind, DEFAULT_HOOKS)
     failure = hooks.expiry_failure(row, now)
     if failure is not None:
         code, message = failure
+        assert row.end_to_end_id is not None, "a payout that can expire has its end-to-end id"
         return PaymentResult(
             status="ERROR",
-            end_to_end_id=row["end_to_end_id"],
+            end_to_end_id=row.end_to_end_id,
             counterpart=None,
             error_code=code,
             error_message=message,
@@ -61,14 +66,15 @@ async def _ask_the_bank(rt: Runtime, row: asyncpg.Record) -> PaymentResult:
     return await rt.provider.pay(hooks.payment_order(row, now))
 
 
-def _payment_order(row: asyncpg.Record, now: datetime) -> PaymentOrder:
+def _payment_order(row: Transaction, now: datetime) -> PaymentOrder:
     """What the settling bank is asked to pay, from a PENDING row of most kinds."""
-    details: dict[str, Any] = row["details"]
+    details: dict[str, Any] = row.details
+    assert row.pix_key is not None and row.pix_key_type is not None, "a payout has its key"
     return PaymentOrder(
-        transaction_pk=row["id"],
-        amount=row["amount"],
-        pix_key=row["pix_key"],
-        key_type=row["pix_key_type"],
+        transaction_pk=row.id,
+        amount=row.amount,
+        pix_key=row.pix_key,
+        key_type=row.pix_key_type,
         document=details.get("document"),
         check_document=bool(details.get("checkPixKeyWithDocument")),
         scenario=details.get("scenario"),
@@ -76,7 +82,7 @@ def _payment_order(row: asyncpg.Record, now: datetime) -> PaymentOrder:
     )
 
 
-def _never_expires(row: asyncpg.Record, now: datetime) -> tuple[str, str] | None:
+def _never_expires(row: Transaction, now: datetime) -> tuple[str, str] | None:
     return None
 
 
@@ -85,8 +91,8 @@ class SettlementHooks:
     """What differs between kinds of payout at settlement: the order sent to the bank, and
     whether a payout still queued has expired (then it ends in ERROR without the bank)."""
 
-    payment_order: Callable[[asyncpg.Record, datetime], PaymentOrder] = _payment_order
-    expiry_failure: Callable[[asyncpg.Record, datetime], tuple[str, str] | None] = _never_expires
+    payment_order: Callable[[Transaction, datetime], PaymentOrder] = _payment_order
+    expiry_failure: Callable[[Transaction, datetime], tuple[str, str] | None] = _never_expires
 
 
 DEFAULT_HOOKS = SettlementHooks()
