@@ -73,3 +73,19 @@ def test_imports_go_down_only(path: Path) -> None:
 def test_the_domain_does_no_io(path: Path) -> None:
     io = [f"line {line}: {m}" for line, m in _imports(path) if m.split(".")[0] in NO_IO]
     assert io == []
+
+
+ABOVE_DB = [p for p in _modules() if _part(p) in RANK and RANK[_part(p)] > RANK["db"]]
+
+
+@pytest.mark.parametrize("path", ABOVE_DB, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_rows_reach_the_layers_above_db_typed(path: Path) -> None:
+    """`pixgate/db/` converts each record once, into the frozen dataclass its module
+    declares (`db.transactions.Transaction`, `db.charges.Charge`, ...): no layer above it
+    imports asyncpg or names its Record. No exception is needed: the pool, its
+    connections and asyncpg's errors stay behind `db/` (`db.pool.Connection` is the one
+    type that names the driver, and `db.charges.DuplicateCharge` stands for its
+    UniqueViolationError)."""
+    drivers = [(line, m) for line, m in _imports(path) if m.split(".")[0] == "asyncpg"]
+    assert not drivers, f"{path.name} imports asyncpg: {drivers}"
+    assert "asyncpg.Record" not in path.read_text(), f"{path.name} names asyncpg.Record"

@@ -12,7 +12,7 @@ import signal
 import sys
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
@@ -22,6 +22,9 @@ from pixgate.cli.common import console, database_url, emit_json, money, run
 from pixgate.cli.webhooks import webhooks_app
 from pixgate.runtime import Runtime, resolve_database_url
 from pixgate.settings import Settings
+
+if TYPE_CHECKING:
+    from pixgate.db.accounts import Account
 
 app = typer.Typer(no_args_is_help=True, help="pixgate: a self-hostable PIX payment gateway.")
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
@@ -153,11 +156,11 @@ def accounts_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> N
     table = Table("id", "name", "document", "available", "blocked")
     for r in rows:
         table.add_row(
-            str(r["id"]),
-            r["name"],
-            r["document"] or "-",
-            money(r["available"]),
-            money(r["blocked"]),
+            str(r.id),
+            r.name,
+            r.document or "-",
+            money(r.available),
+            money(r.blocked),
         )
     console.print(table)
 
@@ -214,7 +217,7 @@ def accounts_update(
 
     async def apply(rt: Runtime) -> Any:
         if fee:
-            current = dict((await accounts.get(rt, account_id))["fees"])
+            current = dict((await accounts.get(rt, account_id)).fees)
             current.update(_parse_fees(fee))
             changes["fees"] = current
         return await accounts.update(rt, account_id, changes)
@@ -239,18 +242,18 @@ def _parse_fees(items: list[str]) -> dict[str, dict[str, str]]:
     return fees
 
 
-def _account_json(row: Any) -> dict[str, Any]:
+def _account_json(row: Account) -> dict[str, Any]:
     return {
-        "accountId": row["id"],
-        "name": row["name"],
-        "document": row["document"],
-        "available": money(row["available"]),
-        "blocked": money(row["blocked"]),
-        "transactionLimit": money(row["transaction_limit"]),
-        "dailyLimit": money(row["daily_limit"]),
-        "nightLimit": money(row["night_limit"]),
-        "fees": row["fees"],
-        "splitFrequency": row["split_frequency"],
+        "accountId": row.id,
+        "name": row.name,
+        "document": row.document,
+        "available": money(row.available),
+        "blocked": money(row.blocked),
+        "transactionLimit": money(row.transaction_limit),
+        "dailyLimit": money(row.daily_limit),
+        "nightLimit": money(row.night_limit),
+        "fees": row.fees,
+        "splitFrequency": row.split_frequency,
     }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import asyncpg
@@ -12,6 +14,56 @@ from pixgate.db.pool import Connection, Database
 EDITABLE = ("transaction_limit", "daily_limit", "night_limit", "fees", "split_frequency")
 
 
+@dataclass(frozen=True, slots=True)
+class Account:
+    """An `accounts` row. Limits are cents (None: the settings' default); `fees` is
+    `{operation: {"fixed": "0.50", "percent": "1.0"}}` (`services.fees`)."""
+
+    id: int
+    name: str
+    document: str | None
+    available: int
+    blocked: int
+    transaction_limit: int | None
+    daily_limit: int | None
+    night_limit: int | None
+    fees: dict[str, Any]
+    split_frequency: str
+    created_at: datetime
+
+    @classmethod
+    def from_record(cls, r: asyncpg.Record) -> Account:
+        return cls(**r)
+
+
+@dataclass(frozen=True, slots=True)
+class Terms:
+    """What an outgoing payment is priced from: the account's fees and limits."""
+
+    id: int
+    fees: dict[str, Any]
+    transaction_limit: int | None
+    daily_limit: int | None
+    night_limit: int | None
+
+    @classmethod
+    def from_record(cls, r: asyncpg.Record) -> Terms:
+        return cls(**r)
+
+
+@dataclass(frozen=True, slots=True)
+class Balance:
+    """An account's two books, in cents."""
+
+    id: int
+    available: int
+    blocked: int
+
+    @classmethod
+    def from_record(cls, r: asyncpg.Record) -> Balance:
+        return cls(r["id"], r["available"], r["blocked"])
+
+
 async def insert(conn: Connection, *, name: str, document: str | None) -> int:
     account_id: int = await conn.fetchval(
         "INSERT INTO accounts (name, document) VALUES ($1, $2) RETURNING id", name, document
@@ -19,12 +71,13 @@ async def insert(conn: Connection, *, name: str, document: str | None) -> int:
     return account_id
 
 
-async def get(conn: Connection, account_id: int) -> asyncpg.Record | None:
-    return await conn.fetchrow("SELECT * FROM accounts WHERE id = $1", account_id)
+async def get(conn: Connection, account_id: int) -> Account | None:
+    row = await conn.fetchrow("SELECT * FROM accounts WHERE id = $1", account_id)
+    return None if row is None else Account.from_record(row)
 
 
-async def list_all(conn: Connection) -> list[asyncpg.Record]:
-    return await conn.fetch("SELECT * FROM accounts ORDER BY id")
+async def list_all(conn: Connection) -> list[Account]:
+    return [Account.from_record(r) for r in await conn.fetch("SELECT * FROM accounts ORDER BY id")]
 
 
 async def update(conn: Connection, account_id: int, changes: dict[str, Any]) -> bool:
@@ -42,11 +95,13 @@ async def update(conn: Connection, account_id: int, changes: dict[str, Any]) -> 
 
 
 BALANCES = read_by_key(
-    "SELECT id, available, blocked FROM accounts WHERE id = ANY($1::bigint[])", "id"
+    "SELECT id, available, blocked FROM accounts WHERE id = ANY($1::bigint[])",
+    "id",
+    Balance.from_record,
 )
 
 
-async def balance(db: Database, account_id: int) -> asyncpg.Record | None:
+async def balance(db: Database, account_id: int) -> Balance | None:
     """An account's balances, read with the other balance reads asked for meanwhile."""
     return await db.batcher(BALANCES).submit("accounts", account_id)
 
@@ -60,20 +115,20 @@ class TermsCache:
     """
 
     def __init__(self) -> None:
-        self._rows: dict[int, asyncpg.Record] = {}
+        self._rows: dict[int, Terms] = {}
 
-    async def get(self, db: Database, account_id: int) -> asyncpg.Record | None:
+    async def get(self, db: Database, account_id: int) -> Terms | None:
         """A pool connection is taken only on a miss: a hit costs no I/O at all."""
         row = self._rows.get(account_id)
         if row is None:
             async with db.connection() as conn:
-                row = await conn.fetchrow(
+                found = await conn.fetchrow(
                     "SELECT id, fees, transaction_limit, daily_limit, night_limit "
                     "FROM accounts WHERE id = $1",
                     account_id,
                 )
-            if row is not None:
-                self._rows[account_id] = row
+            if found is not None:
+                row = self._rows[account_id] = Terms.from_record(found)
         return row
 
     def forget(self, account_id: int) -> None:

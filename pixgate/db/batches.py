@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
+Row = TypeVar("Row")
 # One result per item, in order: the value for its caller, or the exception it raises.
 Send = Callable[["Connection", Sequence[Item]], Awaitable[Sequence["Result | Exception"]]]
 
@@ -47,15 +48,18 @@ class Statement(Generic[Item, Result]):
     max_items: int = MAX_ITEMS
 
 
-def read_by_key(query: str, column: str) -> Statement[Hashable, asyncpg.Record | None]:
+def read_by_key(
+    query: str, column: str, convert: Callable[[asyncpg.Record], Row]
+) -> Statement[Hashable, Row | None]:
     """Reads of one row by its key, batched: `query` takes the array of keys as $1 and
-    returns at most one row per key, whose key is in `column`. The settlement jobs read their
-    payouts and destination keys by the hundred: one round trip for all that wait instead
-    of one each (docs/performance.md, "Batched reads by key")."""
+    returns at most one row per key, whose key is in `column`; each caller gets its row as
+    `convert` makes it. The settlement jobs read their payouts and destination keys by the
+    hundred: one round trip for all that wait instead of one each (docs/performance.md,
+    "Batched reads by key")."""
 
-    async def send(conn: Connection, keys: Sequence[Hashable]) -> list[asyncpg.Record | None]:
+    async def send(conn: Connection, keys: Sequence[Hashable]) -> list[Row | None]:
         found = {row[column]: row for row in await conn.fetch(query, list(keys))}
-        return [found.get(key) for key in keys]
+        return [None if (row := found.get(key)) is None else convert(row) for key in keys]
 
     return Statement(send, max_items=MAX_READS)
 

@@ -5,20 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-import asyncpg
-
+from pixgate.db.charges import Charge, by_txid, charge_or_none
 from pixgate.db.pool import Connection
+from pixgate.db.transactions import Transaction
 
 
-async def lock_by_txid(
-    conn: Connection, account_id: int, kind: str, txid: str
-) -> asyncpg.Record | None:
-    return await conn.fetchrow(
-        "SELECT * FROM charges WHERE account_id = $1 AND kind = $2 AND txid = $3 FOR UPDATE",
-        account_id,
-        kind,
-        txid,
-    )
+async def lock_by_txid(conn: Connection, account_id: int, kind: str, txid: str) -> Charge | None:
+    return await by_txid(conn, account_id, kind, txid, lock=True)
 
 
 async def revise(
@@ -30,7 +23,7 @@ async def revise(
     expires_at: datetime,
     body: dict[str, Any],
     now: datetime,
-) -> asyncpg.Record:
+) -> Charge:
     """A new revision of an open charge; its PENDING payment follows the amount."""
     row = await conn.fetchrow(
         """
@@ -53,7 +46,7 @@ async def revise(
         now,
     )
     assert row is not None
-    return row
+    return Charge.from_record(row)
 
 
 async def close(
@@ -64,13 +57,13 @@ async def close(
     error_code: str,
     now: datetime,
     only_if_expired: bool,
-) -> asyncpg.Record | None:
+) -> Charge | None:
     """Open -> removed/expired, once; the PENDING payment ends in ERROR with `error_code`.
 
     With `only_if_expired`, nothing happens unless the charge's time has come (an expiry
     job that runs early, after a revision pushed expiration out, does nothing).
     """
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         """
         WITH charge AS (
             UPDATE charges SET status = $2, updated_at = $3
@@ -90,11 +83,9 @@ async def close(
         error_code,
         only_if_expired,
     )
+    return charge_or_none(row)
 
 
-async def payment_of(conn: Connection, transaction_id: int) -> asyncpg.Record | None:
-    return await conn.fetchrow(
-        "SELECT status, amount, end_to_end_id, processed_at, counterpart FROM transactions "
-        "WHERE id = $1",
-        transaction_id,
-    )
+async def payment_of(conn: Connection, transaction_id: int) -> Transaction | None:
+    row = await conn.fetchrow("SELECT * FROM transactions WHERE id = $1", transaction_id)
+    return None if row is None else Transaction.from_record(row)

@@ -15,11 +15,68 @@ from uuid import UUID
 
 import asyncpg
 
+from pixgate.db.accounts import Account
 from pixgate.db.pool import Connection
+from pixgate.db.transactions import Transaction
+from pixgate.domain.labels import ChargeStatus
 from pixgate.domain.money import SplitType
 
-OPEN_STATUSES = ("PENDING", "ATIVA")
+OPEN_STATUSES = (ChargeStatus.PENDING, ChargeStatus.ATIVA)
 """A charge in one of these states (cash_in, cob) can still be paid, until it expires."""
+
+
+class DuplicateCharge(Exception):
+    """The charge's insert hit a unique constraint other than the externalId's (the
+    account's txid: uq_charges_account_txid)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Charge:
+    """A `charges` row: a cash-in charge or a cob, by `kind`. `transaction_id` is the numeric
+    key of its PAYMENT transaction; `body` the cob's stored request (empty for cash-in)."""
+
+    id: int
+    account_id: int
+    kind: str
+    transaction_id: int
+    txid: str
+    location_token: str
+    pix_code: str
+    amount: int  # nullable in the table, but every charge is written with its amount
+    status: ChargeStatus
+    expires_at: datetime
+    revision: int
+    body: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    paid_at: datetime | None
+
+    @classmethod
+    def from_record(cls, r: asyncpg.Record | dict[str, Any]) -> Charge:
+        row = dict(r)
+        row["status"] = ChargeStatus(row["status"])
+        return cls(**row)
+
+
+def charge_or_none(r: asyncpg.Record | None) -> Charge | None:
+    return None if r is None else Charge.from_record(r)
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedCharge:
+    """A charge just written, with its PAYMENT transaction's public id."""
+
+    charge: Charge
+    payment_uuid: UUID
+
+
+@dataclass(frozen=True, slots=True)
+class DueSplit:
+    """A split due for payout, with its charge's PAYMENT transaction (`parent_id`) and txid."""
+
+    split: Split
+    parent_id: int
+    txid: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +90,23 @@ class SplitRow:
     split_type: SplitType
     value: Decimal
     immediate: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Split(SplitRow):
+    """A `charge_splits` row: the recipient, its share once the charge is paid (`amount`),
+    when it is paid out (`due_at`) and the WITHDRAW that pays it (`payout_id`)."""
+
+    id: int
+    charge_id: int
+    position: int
+    amount: int | None
+    payout_id: int | None
+    due_at: datetime | None
+
+    @classmethod
+    def from_record(cls, r: asyncpg.Record | dict[str, Any]) -> Split:
+        return cls(**r)
 
 
 async def insert(
@@ -51,15 +125,15 @@ async def insert(
     expires_at: datetime,
     body: dict[str, Any],
     created_at: datetime,
-) -> asyncpg.Record | None:
+) -> CreatedCharge | None:
     """The charge and its PENDING PAYMENT transaction, in one statement.
 
     None when the account already used `external_id` (a concurrent duplicate included);
-    a reused txid raises asyncpg's UniqueViolationError (uq_charges_account_txid).
-    Returns the charge's columns plus `payment_uuid` (the transaction's public id).
+    a reused txid raises DuplicateCharge (uq_charges_account_txid).
     """
-    return await conn.fetchrow(
-        """
+    try:
+        row = await conn.fetchrow(
+            """
         WITH payment AS (
             INSERT INTO transactions (account_id, operation, kind, status, external_id, amount,
                                       description, details, created_at)
@@ -72,20 +146,27 @@ async def insert(
         SELECT $1, $2, payment.id, $8, $9, $10, $4, $11, $12, $13, $7, $7 FROM payment
         RETURNING *, (SELECT transaction_id FROM payment) AS payment_uuid
         """,
-        account_id,
-        kind,
-        external_id,
-        amount,
-        description,
-        details,
-        created_at,
-        txid,
-        location_token,
-        pix_code,
-        status,
-        expires_at,
-        body,
-    )
+            account_id,
+            kind,
+            external_id,
+            amount,
+            description,
+            details,
+            created_at,
+            txid,
+            location_token,
+            pix_code,
+            status,
+            expires_at,
+            body,
+        )
+    except asyncpg.UniqueViolationError as exc:
+        raise DuplicateCharge(str(exc)) from exc
+    if row is None:
+        return None
+    values = dict(row)
+    payment_uuid = values.pop("payment_uuid")
+    return CreatedCharge(Charge.from_record(values), payment_uuid)
 
 
 async def insert_splits(conn: Connection, charge_id: int, splits: Sequence[SplitRow]) -> None:
@@ -113,25 +194,31 @@ async def insert_splits(conn: Connection, charge_id: int, splits: Sequence[Split
     )
 
 
-async def by_location_token(conn: Connection, token: str) -> asyncpg.Record | None:
+async def by_location_token(conn: Connection, token: str) -> Charge | None:
     """Any account's charge at a location: the payer's side finds the charge it pays."""
-    return await conn.fetchrow("SELECT * FROM charges WHERE location_token = $1", token)
-
-
-async def by_txid(conn: Connection, account_id: int, kind: str, txid: str) -> asyncpg.Record | None:
-    return await conn.fetchrow(
-        "SELECT * FROM charges WHERE account_id = $1 AND kind = $2 AND txid = $3",
-        account_id,
-        kind,
-        txid,
+    return charge_or_none(
+        await conn.fetchrow("SELECT * FROM charges WHERE location_token = $1", token)
     )
 
 
-async def by_payment(
-    conn: Connection, account_id: int, transaction_id: UUID
-) -> asyncpg.Record | None:
+@dataclass(frozen=True, slots=True)
+class PaidCharge:
+    """A charge as its account sees it later, by its payment (the dashboard's charge page)."""
+
+    transaction_id: UUID
+    external_id: str | None
+    description: str | None
+    amount: int
+    status: str
+    pix_code: str
+    created_at: datetime
+    expires_at: datetime
+    paid_at: datetime | None
+
+
+async def by_payment(conn: Connection, account_id: int, transaction_id: UUID) -> PaidCharge | None:
     """The account's charge whose payment has this public transactionId."""
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         """
         SELECT c.kind, c.pix_code, c.amount, c.status, c.created_at, c.expires_at, c.paid_at,
                t.transaction_id, t.external_id, t.description
@@ -141,21 +228,44 @@ async def by_payment(
         account_id,
         transaction_id,
     )
+    if row is None:
+        return None
+    return PaidCharge(
+        transaction_id=row["transaction_id"],
+        external_id=row["external_id"],
+        description=row["description"],
+        amount=row["amount"] or 0,
+        status=row["status"],
+        pix_code=row["pix_code"],
+        created_at=row["created_at"],
+        expires_at=row["expires_at"],
+        paid_at=row["paid_at"],
+    )
 
 
-async def get(conn: Connection, charge_id: int) -> asyncpg.Record | None:
-    return await conn.fetchrow("SELECT * FROM charges WHERE id = $1", charge_id)
+async def by_txid(
+    conn: Connection, account_id: int, kind: str, txid: str, *, lock: bool = False
+) -> Charge | None:
+    """The account's charge of this kind and txid; `lock`: FOR UPDATE, until the commit."""
+    query = "SELECT * FROM charges WHERE account_id = $1 AND kind = $2 AND txid = $3"
+    return charge_or_none(
+        await conn.fetchrow(query + " FOR UPDATE" if lock else query, account_id, kind, txid)
+    )
+
+
+async def get(conn: Connection, charge_id: int) -> Charge | None:
+    return charge_or_none(await conn.fetchrow("SELECT * FROM charges WHERE id = $1", charge_id))
 
 
 async def mark_paid(
     conn: Connection, charge_id: int, *, paid_at: datetime, now: datetime
-) -> asyncpg.Record | None:
+) -> Charge | None:
     """Open and unexpired -> paid, once (CONFIRMED for cash_in, CONCLUIDA for cob).
 
     None when the charge is paid, cancelled or expired already; the row lock makes a
     concurrent second payment wait here and then find it paid.
     """
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         """
         UPDATE charges
         SET status = CASE kind WHEN 'cob' THEN 'CONCLUIDA' ELSE 'CONFIRMED' END,
@@ -168,6 +278,7 @@ async def mark_paid(
         now,
         list(OPEN_STATUSES),
     )
+    return charge_or_none(row)
 
 
 async def confirm_payment(
@@ -179,7 +290,7 @@ async def confirm_payment(
     end_to_end_id: str,
     counterpart: dict[str, Any],
     processed_at: datetime,
-) -> asyncpg.Record:
+) -> Transaction:
     """The charge's PENDING PAYMENT becomes CONFIRMED with the payment's facts."""
     row = await conn.fetchrow(
         """
@@ -187,7 +298,7 @@ async def confirm_payment(
         SET status = 'CONFIRMED', amount = $2, fee = $3, end_to_end_id = $4,
             counterpart = $5, processed_at = $6
         WHERE id = $1 AND status = 'PENDING'
-        RETURNING id, transaction_id, account_id, amount, fee, end_to_end_id
+        RETURNING *
         """,
         transaction_id,
         amount,
@@ -198,7 +309,7 @@ async def confirm_payment(
     )
     if row is None:
         raise RuntimeError(f"payment transaction {transaction_id} of an open charge is not PENDING")
-    return row
+    return Transaction.from_record(row)
 
 
 async def insert_received(
@@ -212,7 +323,7 @@ async def insert_received(
     counterpart: dict[str, Any],
     at: datetime,
     description: str | None = None,
-) -> asyncpg.Record:
+) -> Transaction:
     """A PIX received without a charge (sandbox `incoming`), CONFIRMED at once."""
     row = await conn.fetchrow(
         """
@@ -220,7 +331,7 @@ async def insert_received(
                                   end_to_end_id, counterpart, description, created_at,
                                   processed_at)
         VALUES ($1, 'PAYMENT', $2, 'CONFIRMED', $3, $4, $5, $6, $7, $8, $8)
-        RETURNING id, transaction_id, account_id, amount, fee, end_to_end_id
+        RETURNING *
         """,
         account_id,
         kind,
@@ -232,16 +343,17 @@ async def insert_received(
         at,
     )
     assert row is not None
-    return row
+    return Transaction.from_record(row)
 
 
 # --- splits ------------------------------------------------------------------------------
 
 
-async def splits_of(conn: Connection, charge_id: int) -> list[asyncpg.Record]:
-    return await conn.fetch(
+async def splits_of(conn: Connection, charge_id: int) -> list[Split]:
+    rows = await conn.fetch(
         "SELECT * FROM charge_splits WHERE charge_id = $1 ORDER BY position", charge_id
     )
+    return [Split.from_record(r) for r in rows]
 
 
 async def schedule_splits(
@@ -270,10 +382,10 @@ async def claim_split_run(conn: Connection, account_id: int, run_at: datetime) -
     return status == "INSERT 0 1"
 
 
-async def due_splits(conn: Connection, account_id: int, due_by: datetime) -> list[asyncpg.Record]:
+async def due_splits(conn: Connection, account_id: int, due_by: datetime) -> list[DueSplit]:
     """The account's unpaid splits due by `due_by`, locked (a concurrent run skips them),
     with the PAYMENT transaction they come from as `parent_id`."""
-    return await conn.fetch(
+    rows = await conn.fetch(
         """
         SELECT s.*, c.transaction_id AS parent_id, c.txid
         FROM charge_splits s JOIN charges c ON c.id = s.charge_id
@@ -284,6 +396,12 @@ async def due_splits(conn: Connection, account_id: int, due_by: datetime) -> lis
         account_id,
         due_by,
     )
+    due = []
+    for r in rows:
+        values = dict(r)
+        parent_id, txid = values.pop("parent_id"), values.pop("txid")
+        due.append(DueSplit(Split.from_record(values), parent_id, txid))
+    return due
 
 
 async def link_payout(conn: Connection, split_id: int, payout_id: int) -> None:
@@ -311,7 +429,7 @@ async def fail_unsent(
     )
 
 
-async def lock_accounts(conn: Connection, account_ids: list[int]) -> dict[int, asyncpg.Record]:
+async def lock_accounts(conn: Connection, account_ids: list[int]) -> dict[int, Account]:
     """Both sides of an internal PIX, locked in id order.
 
     Every path that locks two accounts and a charge takes the accounts first, by ascending
@@ -322,7 +440,7 @@ async def lock_accounts(conn: Connection, account_ids: list[int]) -> dict[int, a
         "SELECT * FROM accounts WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE",
         account_ids,
     )
-    return {row["id"]: row for row in rows}
+    return {row["id"]: Account.from_record(row) for row in rows}
 
 
 async def insert_settled_withdraw(
@@ -340,16 +458,16 @@ async def insert_settled_withdraw(
     description: str | None,
     details: dict[str, Any],
     at: datetime,
-) -> asyncpg.Record | None:
+) -> Transaction | None:
     """A WITHDRAW settled on the spot (internal PIX); None when the externalId is taken."""
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         """
         INSERT INTO transactions (account_id, operation, kind, status, external_id, amount, fee,
                                   end_to_end_id, pix_key, pix_key_type, counterpart, description,
                                   details, created_at, processed_at)
         VALUES ($1, 'WITHDRAW', $2, 'CONFIRMED', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
         ON CONFLICT (account_id, external_id) DO NOTHING
-        RETURNING id, transaction_id, external_id, status, created_at
+        RETURNING *
         """,
         account_id,
         kind,
@@ -364,3 +482,4 @@ async def insert_settled_withdraw(
         details,
         at,
     )
+    return None if row is None else Transaction.from_record(row)

@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
-import asyncpg
-
 from pixgate.db.pool import Connection
+
+
+@dataclass(frozen=True, slots=True)
+class Credential:
+    """An active client credential: the keyed hash of its secret and its account."""
+
+    client_id: UUID
+    account_id: int
+    secret_hash: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Certificate:
+    """An active client certificate, by its SHA-256 fingerprint, and its account."""
+
+    fingerprint: str
+    account_id: int
 
 
 async def insert_credential(
@@ -21,12 +37,13 @@ async def insert_credential(
     )
 
 
-async def active_credential(conn: Connection, client_id: UUID) -> asyncpg.Record | None:
-    return await conn.fetchrow(
+async def active_credential(conn: Connection, client_id: UUID) -> Credential | None:
+    row = await conn.fetchrow(
         "SELECT client_id, account_id, secret_hash FROM credentials "
         "WHERE client_id = $1 AND revoked_at IS NULL",
         client_id,
     )
+    return None if row is None else Credential(**row)
 
 
 async def revoke_credential(conn: Connection, client_id: UUID) -> bool:
@@ -65,12 +82,13 @@ async def insert_certificate(
     return row is not None
 
 
-async def active_certificate(conn: Connection, fingerprint: str) -> asyncpg.Record | None:
-    return await conn.fetchrow(
+async def active_certificate(conn: Connection, fingerprint: str) -> Certificate | None:
+    row = await conn.fetchrow(
         "SELECT fingerprint, account_id FROM certificates "
         "WHERE fingerprint = $1 AND revoked_at IS NULL",
         fingerprint,
     )
+    return None if row is None else Certificate(**row)
 
 
 async def revoke_certificate(conn: Connection, fingerprint: str) -> bool:

@@ -6,11 +6,8 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-import asyncpg
-
 from pixgate.db.pool import Connection
-
-COLUMNS = "id, kind, status, amount, fee, end_to_end_id, pix_key, details, created_at, processed_at"
+from pixgate.db.transactions import Transaction
 
 
 async def insert_once(
@@ -30,7 +27,7 @@ async def insert_once(
     created_at: datetime,
     error_code: str | None = None,
     error_message: str | None = None,
-) -> asyncpg.Record | None:
+) -> Transaction | None:
     """Insert the transfer unless the account already used the key; None on such a repeat.
 
     A transfer inserted already final (ERROR) is processed at its creation.
@@ -38,8 +35,8 @@ async def insert_once(
     The UNIQUE (account_id, idempotency_key) constraint decides, so concurrent repeats wait
     for the first insert's transaction and then insert nothing.
     """
-    return await conn.fetchrow(
-        f"""
+    row = await conn.fetchrow(
+        """
         INSERT INTO transactions (
             account_id, operation, kind, status, idempotency_key, amount, fee, end_to_end_id,
             pix_key, pix_key_type, description, counterpart, details, created_at,
@@ -48,8 +45,8 @@ async def insert_once(
         VALUES ($1, 'WITHDRAW', 'dict_transfer', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
                 $13, $14, $15)
         ON CONFLICT (account_id, idempotency_key) DO NOTHING
-        RETURNING {COLUMNS}
-        """,  # noqa: S608 - COLUMNS is a constant
+        RETURNING *
+        """,
         account_id,
         status,
         idempotency_key,
@@ -66,15 +63,16 @@ async def insert_once(
         error_message,
         None if status == "PENDING" else created_at,
     )
+    return None if row is None else Transaction.from_record(row)
 
 
 async def by_idempotency_key(
     conn: Connection, account_id: int, idempotency_key: uuid.UUID
-) -> asyncpg.Record | None:
+) -> Transaction | None:
     """The account's transaction made with this key, of any kind (keys are unique per account)."""
-    return await conn.fetchrow(
-        f"SELECT {COLUMNS} FROM transactions "  # noqa: S608 - COLUMNS is a constant
-        "WHERE account_id = $1 AND idempotency_key = $2",
+    row = await conn.fetchrow(
+        "SELECT * FROM transactions WHERE account_id = $1 AND idempotency_key = $2",
         account_id,
         idempotency_key,
     )
+    return None if row is None else Transaction.from_record(row)

@@ -6,8 +6,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import asyncpg
-
 from pixgate.db.notify import notify_after_commit
 from pixgate.db.pool import Connection
 
@@ -55,8 +53,19 @@ async def enqueue(
 
 
 @dataclass(frozen=True, slots=True)
+class Job:
+    """A claimed job: what its handler runs with, and how many attempts it has had."""
+
+    id: int
+    kind: str
+    args: dict[str, Any]
+    attempts: int
+    max_attempts: int
+
+
+@dataclass(frozen=True, slots=True)
 class Claimed:
-    jobs: list[asyncpg.Record]
+    jobs: list[Job]
     next_at: datetime | None
     """When the first queued job that is not due yet becomes due (None: there is none)."""
 
@@ -112,7 +121,11 @@ async def claim(
         finished or [],
     )
     return Claimed(
-        jobs=[row for row in rows if row["id"] is not None],
+        jobs=[
+            Job(row["id"], row["kind"], row["args"], row["attempts"], row["max_attempts"])
+            for row in rows
+            if row["id"] is not None
+        ],
         next_at=next(row["next_at"] for row in rows if row["id"] is None),
     )
 

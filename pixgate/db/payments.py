@@ -12,11 +12,14 @@ from uuid import UUID
 import asyncpg
 
 from pixgate.db import limit_usage
+from pixgate.db.accounts import Terms
 from pixgate.db.batches import Statement, StatementFailed, read_by_key
 from pixgate.db.jobs import CHANNEL as JOBS_CHANNEL
 from pixgate.db.jobs import DELIVER_WEBHOOK, JobKind
 from pixgate.db.notify import notify_after_commit
 from pixgate.db.pool import Connection, Database
+from pixgate.db.transactions import Transaction
+from pixgate.domain.labels import TransactionStatus
 from pixgate.domain.limits import Window
 
 # SQLSTATEs raised by the hold_payout() function, by reason.
@@ -55,16 +58,16 @@ async def insert_pending(
     details: dict[str, Any],
     created_at: datetime,
     parent_id: int | None = None,
-) -> asyncpg.Record | None:
+) -> Transaction | None:
     """A PENDING WITHDRAW; None when the externalId is already taken (a concurrent duplicate)."""
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         """
         INSERT INTO transactions (account_id, operation, kind, status, external_id, amount, fee,
                                   pix_key, pix_key_type, description, details, created_at,
                                   parent_id)
         VALUES ($1, 'WITHDRAW', $2, 'PENDING', $3, $4, $5, $6, $7, $8, $9, $10, $11)
         ON CONFLICT (account_id, external_id) DO NOTHING
-        RETURNING id, transaction_id, external_id, status, created_at
+        RETURNING *
         """,
         account_id,
         kind,
@@ -78,12 +81,15 @@ async def insert_pending(
         created_at,
         parent_id,
     )
+    return None if row is None else Transaction.from_record(row)
 
 
-TRANSACTIONS_BY_ID = read_by_key("SELECT * FROM transactions WHERE id = ANY($1::bigint[])", "id")
+TRANSACTIONS_BY_ID = read_by_key(
+    "SELECT * FROM transactions WHERE id = ANY($1::bigint[])", "id", Transaction.from_record
+)
 
 
-async def get(db: Database, transaction_id: int) -> asyncpg.Record | None:
+async def get(db: Database, transaction_id: int) -> Transaction | None:
     """A transaction by its primary key, read with the others asked for meanwhile."""
     return await db.batcher(TRANSACTIONS_BY_ID).submit("transactions", transaction_id)
 
@@ -93,7 +99,7 @@ class Settlement:
     """A payout's final state as the settling bank decided it."""
 
     transaction_id: int
-    status: str
+    status: TransactionStatus
     end_to_end_id: str
     counterpart: dict[str, Any] | None
     error_code: str | None
@@ -104,19 +110,19 @@ class Settlement:
 
 async def settle_payout(
     db: Database, account_id: int, settlement: Settlement
-) -> asyncpg.Record | None:
+) -> TransactionStatus | None:
     """PENDING -> final once, its event, the hold posted or voided: the `settle_payout()`
     function, run by `settle_payouts()` in a transaction it may share.
 
     Settlements of one account that arrive while its row is busy go in one statement
-    (`db.batches`), ahead of the account's new cash-outs (`row_queue`'s urgent work). None
-    when another run already finished it (nothing written)."""
+    (`db.batches`), ahead of the account's new cash-outs (`row_queue`'s urgent work). The
+    final status; None when another run already finished it (nothing written)."""
     return await db.batcher(SETTLE_PAYOUTS).submit(("account", account_id), settlement)
 
 
 async def _send_settlements(
     conn: Connection, settlements: Sequence[Settlement]
-) -> list[asyncpg.Record | Exception | None]:
+) -> list[TransactionStatus | Exception | None]:
     rows = await conn.fetch(
         "SELECT * FROM settle_payouts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ORDER BY ord",
         [s.transaction_id for s in settlements],
@@ -135,7 +141,7 @@ async def _send_settlements(
     return [
         StatementFailed(row["err_state"], row["err_message"])
         if row["err_state"]
-        else row
+        else TransactionStatus(row["status"])
         if row["account_id"] is not None
         else None
         for row in rows
@@ -161,11 +167,20 @@ class Hold:
     created_at: datetime
     job: JobKind
     run_at: datetime
-    terms: asyncpg.Record
+    terms: Terms
     limits: Window
 
 
-async def hold_payout(db: Database, hold: Hold) -> asyncpg.Record | None:
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A payout `hold_payout()` accepted: its PENDING row's keys and time."""
+
+    id: int
+    transaction_id: UUID
+    created_at: datetime
+
+
+async def hold_payout(db: Database, hold: Hold) -> Held | None:
     """The PENDING row, its settlement job, the hold and the limit check: the
     `hold_payout()` function, run by `hold_payouts()` in a transaction it may share.
 
@@ -177,9 +192,7 @@ async def hold_payout(db: Database, hold: Hold) -> asyncpg.Record | None:
     return await db.batcher(HOLD_PAYOUTS).submit(("account", hold.account_id), hold)
 
 
-async def _send_holds(
-    conn: Connection, holds: Sequence[Hold]
-) -> list[asyncpg.Record | Exception | None]:
+async def _send_holds(conn: Connection, holds: Sequence[Hold]) -> list[Held | Exception | None]:
     # one batch is one account's: hold_payout() submits under the key of hold.account_id
     rows = await conn.fetch(
         "SELECT * FROM hold_payouts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
@@ -197,11 +210,8 @@ async def _send_holds(
         [h.job.name for h in holds],
         [h.run_at for h in holds],
         [h.job.max_attempts for h in holds],
-        [h.terms["fees"] for h in holds],
-        [
-            [h.terms["transaction_limit"], h.terms["daily_limit"], h.terms["night_limit"]]
-            for h in holds
-        ],
+        [h.terms.fees for h in holds],
+        [[h.terms.transaction_limit, h.terms.daily_limit, h.terms.night_limit] for h in holds],
         [h.limits.per_transaction for h in holds],
         [h.limits.daily for h in holds],
         [h.limits.nightly for h in holds],
@@ -213,10 +223,11 @@ async def _send_holds(
     return [_hold_outcome(row) for row in rows]
 
 
-def _hold_outcome(row: asyncpg.Record) -> asyncpg.Record | Exception | None:
+def _hold_outcome(row: asyncpg.Record) -> Held | Exception | None:
     state: str | None = row["err_state"]
     if state is None:
-        return row if row["id"] is not None else None
+        pk = row["id"]
+        return None if pk is None else Held(pk, row["transaction_id"], row["created_at"])
     reason = REFUSALS.get(state)
     if reason is None:
         return StatementFailed(state, row["err_message"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal, cast
+
 import asyncpg
 
 from pixgate.db.batches import read_by_key
@@ -40,9 +42,24 @@ async def upsert(conn: Connection, holder: KeyHolder, *, account_id: int) -> boo
     return status != "INSERT 0 0"
 
 
-KEYS = read_by_key("SELECT * FROM sandbox_dict_keys WHERE key = ANY($1::text[])", "key")
+def _holder(r: asyncpg.Record) -> KeyHolder:
+    return KeyHolder(
+        key=r["key"],
+        key_type=r["key_type"],
+        name=r["name"],
+        document=r["document"],
+        ispb=r["ispb"],
+        bank_name=r["bank_name"],
+        bank_code=r["bank_code"],
+        branch=r["branch"],
+        account_number=r["account_number"],
+        status=cast(Literal["ACTIVE", "BLOCKED", "CLOSED"], r["status"]),
+    )
 
 
-async def get(db: Database, key: str) -> asyncpg.Record | None:
+KEYS = read_by_key("SELECT * FROM sandbox_dict_keys WHERE key = ANY($1::text[])", "key", _holder)
+
+
+async def get(db: Database, key: str) -> KeyHolder | None:
     """A key's entry, read with the others asked for meanwhile (every settlement asks)."""
     return await db.batcher(KEYS).submit("sandbox_dict_keys", key)

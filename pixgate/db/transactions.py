@@ -12,10 +12,53 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from datetime import datetime
+from typing import Any
+from uuid import UUID
 
 import asyncpg
 
 from pixgate.db.pool import Connection
+from pixgate.domain.labels import OperationType, TransactionStatus
+
+
+@dataclass(frozen=True, slots=True)
+class Transaction:
+    """A `transactions` row: one money movement the integrator sees (2.6).
+
+    `id` is the numeric key, `transaction_id` the public UUID; `kind` names the use case that
+    wrote it (`domain.labels.TransactionKind`, an open set: the column has no CHECK).
+    """
+
+    id: int
+    transaction_id: UUID
+    account_id: int
+    operation: OperationType
+    kind: str
+    status: TransactionStatus
+    external_id: str | None
+    idempotency_key: UUID | None
+    amount: int
+    fee: int
+    end_to_end_id: str | None
+    pix_key: str | None
+    pix_key_type: str | None
+    description: str | None
+    counterpart: dict[str, Any] | None
+    details: dict[str, Any]
+    error_code: str | None
+    error_message: str | None
+    parent_id: int | None
+    created_at: datetime
+    processed_at: datetime | None
+
+    @classmethod
+    def from_record(cls, r: asyncpg.Record) -> Transaction:
+        """A whole row (`SELECT *` / `RETURNING *`), converted once."""
+        row = dict(r)
+        row["operation"] = OperationType(row["operation"])
+        row["status"] = TransactionStatus(row["status"])
+        return cls(**row)
+
 
 _COLUMNS = {
     "status": "status",
@@ -49,10 +92,10 @@ class Filters:
         return " AND ".join(clauses), args
 
 
-async def page(conn: Connection, f: Filters, *, offset: int, limit: int) -> list[asyncpg.Record]:
+async def page(conn: Connection, f: Filters, *, offset: int, limit: int) -> list[Transaction]:
     where, args = f.where()
     n = len(args)
-    return await conn.fetch(
+    rows = await conn.fetch(
         f"""
         SELECT t.* FROM (
             SELECT id, created_at FROM transactions WHERE {where}
@@ -66,6 +109,7 @@ async def page(conn: Connection, f: Filters, *, offset: int, limit: int) -> list
         offset,
         limit,
     )
+    return [Transaction.from_record(r) for r in rows]
 
 
 async def count(conn: Connection, f: Filters, *, cap: int) -> int:

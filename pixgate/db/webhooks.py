@@ -5,14 +5,77 @@ Every query that an API caller reaches is scoped by `account_id`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 import asyncpg
 
 from pixgate.db.jobs import CHANNEL, DELIVER_WEBHOOK
 from pixgate.db.notify import notify_after_commit
 from pixgate.db.pool import Connection
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """A `webhook_endpoints` row: a URL that receives one event type of one account."""
+
+    id: int
+    account_id: int
+    event_type: str
+    url: str
+    headers: dict[str, str]
+    version: str
+    is_active: bool
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def from_record(cls, r: asyncpg.Record) -> Endpoint:
+        return cls(**r)
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """Everything one POST needs (`load_delivery`): the delivery, its event and the
+    endpoint's current headers."""
+
+    id: int
+    account_id: int
+    endpoint_id: int | None
+    temporary: bool
+    url: str
+    version: str
+    message_id: str
+    status: str
+    attempts: int
+    created_at: datetime
+    event_id: int
+    event_type: str
+    event_created_at: datetime
+    data: dict[str, Any]
+    headers: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class ResendTarget:
+    """A delivery a resend posts; `inserted`: made by this resend (no automatic retries)."""
+
+    id: int
+    inserted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    """An event as the event list shows it, with its deliveries' aggregate state."""
+
+    id: int
+    type: str
+    created_at: datetime
+    transaction_id: UUID | None
+    delivery_state: str
+
 
 # --- endpoints ----------------------------------------------------------------------------
 
@@ -37,13 +100,14 @@ async def account_exists(conn: Connection, account_id: int) -> bool:
 
 async def find_endpoint(
     conn: Connection, account_id: int, event_type: str, url: str
-) -> asyncpg.Record | None:
-    return await conn.fetchrow(
+) -> Endpoint | None:
+    row = await conn.fetchrow(
         "SELECT * FROM webhook_endpoints WHERE account_id = $1 AND event_type = $2 AND url = $3",
         account_id,
         event_type,
         url,
     )
+    return None if row is None else Endpoint.from_record(row)
 
 
 async def count_active(conn: Connection, account_id: int, event_type: str) -> int:
@@ -63,7 +127,7 @@ async def insert_endpoint(
     url: str,
     headers: dict[str, str],
     version: str,
-) -> asyncpg.Record:
+) -> Endpoint:
     row = await conn.fetchrow(
         """
         INSERT INTO webhook_endpoints (account_id, event_type, url, headers, version)
@@ -76,12 +140,12 @@ async def insert_endpoint(
         version,
     )
     assert row is not None
-    return row
+    return Endpoint.from_record(row)
 
 
 async def update_endpoint(
     conn: Connection, endpoint_id: int, headers: dict[str, str], version: str
-) -> asyncpg.Record:
+) -> Endpoint:
     """New headers and version; an inactive endpoint registered again is active again."""
     row = await conn.fetchrow(
         "UPDATE webhook_endpoints SET headers = $2, version = $3, is_active = true, "
@@ -91,14 +155,15 @@ async def update_endpoint(
         version,
     )
     assert row is not None
-    return row
+    return Endpoint.from_record(row)
 
 
-async def list_endpoints(conn: Connection, account_id: int) -> list[asyncpg.Record]:
-    return await conn.fetch(
+async def list_endpoints(conn: Connection, account_id: int) -> list[Endpoint]:
+    rows = await conn.fetch(
         "SELECT * FROM webhook_endpoints WHERE account_id = $1 ORDER BY event_type, id",
         account_id,
     )
+    return [Endpoint.from_record(r) for r in rows]
 
 
 async def _fail_pending(conn: Connection, endpoint_id: int) -> None:
@@ -216,10 +281,10 @@ async def record_event(
 # --- deliveries and attempts --------------------------------------------------------------
 
 
-async def load_delivery(conn: Connection, delivery_id: int) -> asyncpg.Record | None:
+async def load_delivery(conn: Connection, delivery_id: int) -> Delivery | None:
     """Everything one POST needs: the delivery, its event, the endpoint's current headers
     (so fixed credentials apply to retries) and the account's live signing secrets."""
-    return await conn.fetchrow(
+    row = await conn.fetchrow(
         """
         SELECT d.id, d.account_id, d.endpoint_id, d.temporary, d.url, d.version,
                d.message_id, d.status, d.attempts, d.created_at,
@@ -232,6 +297,7 @@ async def load_delivery(conn: Connection, delivery_id: int) -> asyncpg.Record | 
         """,
         delivery_id,
     )
+    return None if row is None else Delivery(**row)
 
 
 async def log_attempt(
@@ -283,10 +349,10 @@ async def log_attempt(
     return attempt_id
 
 
-async def resend_deliveries(conn: Connection, event_id: int) -> list[asyncpg.Record]:
+async def resend_deliveries(conn: Connection, event_id: int) -> list[ResendTarget]:
     """The deliveries of an event to every active endpoint of its type, created for endpoints
     added after the event; `inserted` tells them apart (they get no automatic retries)."""
-    return await conn.fetch(
+    rows = await conn.fetch(
         """
         INSERT INTO webhook_deliveries (event_id, account_id, endpoint_id, url, version,
                                         message_id)
@@ -301,6 +367,7 @@ async def resend_deliveries(conn: Connection, event_id: int) -> list[asyncpg.Rec
         """,
         event_id,
     )
+    return [ResendTarget(r["id"], r["inserted"]) for r in rows]
 
 
 async def temporary_delivery(conn: Connection, event_id: int, url: str, version: str) -> int:
@@ -401,7 +468,7 @@ async def list_events(
     end: datetime | None,
     limit: int,
     offset: int,
-) -> tuple[list[asyncpg.Record], int]:
+) -> tuple[list[EventRow], int]:
     """A page of the account's events, newest first, with the aggregate delivery state."""
     args = (account_id, event_type, delivery_state, start, end)
     total: int = await conn.fetchval(f"SELECT count(*) {_EVENTS_FILTER}", *args)
@@ -416,4 +483,4 @@ async def list_events(
         limit,
         offset,
     )
-    return rows, total
+    return [EventRow(**r) for r in rows], total

@@ -27,6 +27,30 @@ class OperationType(StrEnum):
     REFUND_OUT = "REFUND_OUT"
 
 
+class TransactionKind(StrEnum):
+    """`transactions.kind`: the use case that wrote the row (its settlement hooks, its lists)."""
+
+    CASH_OUT = "cash_out"
+    CASH_OUT_QRCODE = "cash_out_qrcode"
+    DICT_TRANSFER = "dict_transfer"
+    SPLIT_PAYOUT = "split_payout"
+    CASH_IN = "cash_in"
+    COB = "cob"
+    INCOMING = "incoming"
+
+
+class ChargeStatus(StrEnum):
+    """`charges.status`: each kind has its own vocabulary, cash_in English, cob the spec's."""
+
+    PENDING = "PENDING"
+    CONFIRMED = "CONFIRMED"
+    EXPIRED = "EXPIRED"
+    ATIVA = "ATIVA"
+    CONCLUIDA = "CONCLUIDA"
+    REMOVIDA_PELO_USUARIO_RECEBEDOR = "REMOVIDA_PELO_USUARIO_RECEBEDOR"
+    REMOVIDA_PELO_PSP = "REMOVIDA_PELO_PSP"
+
+
 STATUS_LABELS: Final[dict[str, str]] = {
     "PENDING": "Pendente",
     "CONFIRMED": "Confirmado",

@@ -17,7 +17,7 @@ import socket
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -25,8 +25,6 @@ from pixgate.db import jobs as job_rows
 from pixgate.jobs.registry import HANDLERS, Retry, load_handlers, run_handler
 
 if TYPE_CHECKING:
-    import asyncpg
-
     from pixgate.runtime import Runtime
 
 log = structlog.get_logger(__name__)
@@ -76,7 +74,7 @@ async def run_once(
             )
         ).jobs
     completed = await asyncio.gather(*(_run_one(rt, name, row) for row in claimed))
-    finished = [row["id"] for row, ok in zip(claimed, completed, strict=True) if ok]
+    finished = [row.id for row, ok in zip(claimed, completed, strict=True) if ok]
     if finished:
         async with rt.db.connection() as conn:
             await job_rows.finish(conn, finished, name)
@@ -94,16 +92,14 @@ async def drain(rt: Runtime, *, kinds: list[str] | None = None, rounds: int = 10
     return total
 
 
-async def _run_one(rt: Runtime, worker: str, row: asyncpg.Record) -> bool:
+async def _run_one(rt: Runtime, worker: str, row: job_rows.Job) -> bool:
     """Run one claimed job; True when it completed and is left for the caller to finish."""
-    kind: str = row["kind"]
-    args: dict[str, Any] = row["args"]
-    attempts: int = row["attempts"]
-    bound = log.bind(job_id=row["id"], kind=kind, attempt=attempts)
+    kind, args, attempts = row.kind, row.args, row.attempts
+    bound = log.bind(job_id=row.id, kind=kind, attempt=attempts)
     if kind not in HANDLERS:
         async with rt.db.connection() as conn:
             await job_rows.reschedule(
-                conn, row["id"], worker, delay_seconds=0, error=f"no handler for {kind}", final=True
+                conn, row.id, worker, delay_seconds=0, error=f"no handler for {kind}", final=True
             )
         bound.error("job.unknown_kind")
         return False
@@ -113,20 +109,20 @@ async def _run_one(rt: Runtime, worker: str, row: asyncpg.Record) -> bool:
         async with rt.db.connection() as conn:
             await job_rows.reschedule(
                 conn,
-                row["id"],
+                row.id,
                 worker,
                 delay_seconds=retry.after,
                 error=str(retry),
-                final=attempts >= row["max_attempts"],
+                final=attempts >= row.max_attempts,
             )
         return False
     except Exception as exc:
-        final = attempts >= row["max_attempts"]
+        final = attempts >= row.max_attempts
         bound.exception("job.failed", final=final)
         async with rt.db.connection() as conn:
             await job_rows.reschedule(
                 conn,
-                row["id"],
+                row.id,
                 worker,
                 delay_seconds=backoff(attempts),
                 error=f"{type(exc).__name__}: {exc}",
@@ -231,9 +227,9 @@ class Worker:
         except Exception as exc:
             log.warning("worker.upkeep_failed", error=str(exc))
 
-    async def _run(self, row: asyncpg.Record) -> None:
+    async def _run(self, row: job_rows.Job) -> None:
         if await _run_one(self.rt, self.name, row):
-            self._finished.append(row["id"])
+            self._finished.append(row.id)
 
     def _on_done(self, inflight: set[asyncio.Task[None]]) -> Callable[[asyncio.Task[None]], None]:
         def done(task: asyncio.Task[None]) -> None:

@@ -10,7 +10,6 @@ without the scenario header).
 from __future__ import annotations
 
 import hashlib
-from typing import Literal, cast
 
 from pixgate.db import sandbox_dict
 from pixgate.db.pool import Database
@@ -37,21 +36,7 @@ class SandboxBank:
         self.db = db
 
     async def lookup_key(self, key: str, key_type: str) -> KeyHolder | None:
-        row = await sandbox_dict.get(self.db, key)
-        if row is None:
-            return None
-        return KeyHolder(
-            key=row["key"],
-            key_type=row["key_type"],
-            name=row["name"],
-            document=row["document"],
-            ispb=row["ispb"],
-            bank_name=row["bank_name"],
-            bank_code=row["bank_code"],
-            branch=row["branch"],
-            account_number=row["account_number"],
-            status=cast(Literal["ACTIVE", "BLOCKED", "CLOSED"], row["status"]),
-        )
+        return await sandbox_dict.get(self.db, key)
 
     async def resolve_for_payment(self, key: str, key_type: str) -> KeyHolder:
         return await self.lookup_key(key, key_type) or synthetic_holder(key, key_type)

@@ -10,10 +10,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-import asyncpg
-
 from pixgate.db import accounts as account_rows
 from pixgate.db import credentials as credential_rows
+from pixgate.db.accounts import Account
 from pixgate.domain import certificates
 from pixgate.domain.documents import is_valid_document, only_document_chars
 from pixgate.domain.errors import Conflict, NotFound, ValidationFailed
@@ -129,7 +128,7 @@ async def revoke_certificate(rt: Runtime, fingerprint: str) -> str:
     return normalized
 
 
-async def get(rt: Runtime, account_id: int) -> asyncpg.Record:
+async def get(rt: Runtime, account_id: int) -> Account:
     async with rt.db.connection() as conn:
         row = await account_rows.get(conn, account_id)
     if row is None:
@@ -137,12 +136,12 @@ async def get(rt: Runtime, account_id: int) -> asyncpg.Record:
     return row
 
 
-async def list_all(rt: Runtime) -> list[asyncpg.Record]:
+async def list_all(rt: Runtime) -> list[Account]:
     async with rt.db.connection() as conn:
         return await account_rows.list_all(conn)
 
 
-async def update(rt: Runtime, account_id: int, changes: dict[str, Any]) -> asyncpg.Record:
+async def update(rt: Runtime, account_id: int, changes: dict[str, Any]) -> Account:
     async with rt.db.begin() as conn:
         if not await account_rows.update(conn, account_id, changes):
             raise NotFound(f"account {account_id} not found")

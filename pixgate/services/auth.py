@@ -74,15 +74,15 @@ async def issue_token(
         if registered is None:
             raise CertNotRegistered("certificate fingerprint is not registered")
         credential = await credential_rows.active_credential(conn, client_id)
-    expected = credential["secret_hash"] if credential is not None else _DUMMY_HASH
+    expected = credential.secret_hash if credential is not None else _DUMMY_HASH
     secret_ok = hmac.compare_digest(expected, hash_secret(rt.secret_hash_key, client_secret))
-    if credential is not None and credential["account_id"] != registered["account_id"]:
+    if credential is not None and credential.account_id != registered.account_id:
         raise CertNotAuthorizedForAccount("certificate is registered to another account")
     if credential is None or not secret_ok:
         raise InvalidCredentials("invalid clientId or clientSecret")
     token = rt.signer.issue(
         client_id=str(client_id),
-        account_id=registered["account_id"],
+        account_id=registered.account_id,
         thumbprint=cert.thumbprint,
         now=now,
         ttl=rt.settings.token_ttl,
@@ -102,11 +102,11 @@ async def sign_in(rt: Runtime, client_id: str, client_secret: str) -> Principal:
     if parsed is not None:
         async with rt.db.connection() as conn:
             credential = await credential_rows.active_credential(conn, parsed)
-    expected = credential["secret_hash"] if credential is not None else _DUMMY_HASH
+    expected = credential.secret_hash if credential is not None else _DUMMY_HASH
     secret_ok = hmac.compare_digest(expected, hash_secret(rt.secret_hash_key, client_secret))
     if credential is None or not secret_ok:
         raise InvalidCredentials("invalid clientId or clientSecret")
-    return Principal(account_id=credential["account_id"], client_id=str(parsed))
+    return Principal(account_id=credential.account_id, client_id=str(parsed))
 
 
 async def signed_in(rt: Runtime, client_id: str) -> Principal | None:
@@ -120,7 +120,7 @@ async def signed_in(rt: Runtime, client_id: str) -> Principal | None:
         credential = await credential_rows.active_credential(conn, parsed)
     if credential is None:
         return None
-    return Principal(account_id=credential["account_id"], client_id=str(parsed))
+    return Principal(account_id=credential.account_id, client_id=str(parsed))
 
 
 def authenticate(rt: Runtime, authorization: str | None, cert_header: str | None) -> Principal:

@@ -21,4 +21,4 @@ async def get(rt: Runtime, account_id: int) -> Balance:
     row = await account_rows.balance(rt.db, account_id)
     if row is None:
         raise NotFound("account not found")
-    return Balance(available=row["available"], blocked=row["blocked"], at=rt.clock.now())
+    return Balance(available=row.available, blocked=row.blocked, at=rt.clock.now())

@@ -26,6 +26,7 @@ from pixgate.domain import brcode
 from pixgate.domain.documents import is_valid_document, only_document_chars
 from pixgate.domain.errors import NotFound, ValidationFailed
 from pixgate.domain.ids import new_txid
+from pixgate.domain.labels import ChargeStatus, TransactionKind
 from pixgate.domain.money import InvalidAmount, SplitType, format_amount, to_cents
 from pixgate.domain.pix_keys import SplitKeyType, is_valid_split_key
 from pixgate.provider.base import ChargeRegistration
@@ -34,7 +35,7 @@ from pixgate.services import external_ids, fees
 from pixgate.services.charges import FEE_KEY
 from pixgate.services.locations import location_url, new_location_token
 
-KIND = "cash_in"
+KIND = TransactionKind.CASH_IN
 PERCENT_PLACES = 4
 """charge_splits.value is numeric(20, 4): a finer percentage could not be kept as sent."""
 
@@ -75,19 +76,8 @@ class CashIn:
     expires_at: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class Charge:
-    """A charge as its account sees it later (the dashboard's charge page)."""
-
-    transaction_id: UUID
-    external_id: str | None
-    description: str | None
-    amount: int
-    status: str
-    pix_code: str
-    created_at: datetime
-    expires_at: datetime
-    paid_at: datetime | None
+Charge = charge_rows.PaidCharge
+"""A charge as its account sees it later (the dashboard's charge page)."""
 
 
 def _cents(value: Decimal, where: str, problems: list[str]) -> int:
@@ -171,16 +161,16 @@ async def create(
         if account is None:
             raise NotFound("account not found")
         if order.splits:
-            _splits_fit_net(rt, account["fees"], amount, order.splits)
+            _splits_fit_net(rt, account.fees, amount, order.splits)
         pix_code = brcode.encode(
             brcode.dynamic(
                 location_url(rt.settings, token).split("://", 1)[-1],
-                account["name"],
+                account.name,
                 rt.settings.merchant_city,
                 amount,
             )
         )
-        row = await charge_rows.insert(
+        created = await charge_rows.insert(
             conn,
             account_id=account_id,
             kind=KIND,
@@ -195,21 +185,22 @@ async def create(
             txid=new_txid(32),
             location_token=token,
             pix_code=pix_code,
-            status="PENDING",
+            status=ChargeStatus.PENDING,
             expires_at=expires_at,
             body={"correlationId": str(correlation_id), "expirationTime": order.expiration_time},
             created_at=now,
         )
-        if row is None:
+        if created is None:
             raise await external_ids.duplicate(conn, account_id, order.external_id)
-        await charge_rows.insert_splits(conn, row["id"], split_rows)
-        await jobs.enqueue(conn, jobs.EXPIRE_CHARGE, run_at=expires_at, charge_id=row["id"])
+        charge = created.charge
+        await charge_rows.insert_splits(conn, charge.id, split_rows)
+        await jobs.enqueue(conn, jobs.EXPIRE_CHARGE, run_at=expires_at, charge_id=charge.id)
     return CashIn(
-        id=row["transaction_id"],
-        transaction_id=row["payment_uuid"],
+        id=charge.transaction_id,
+        transaction_id=created.payment_uuid,
         correlation_id=correlation_id,
         external_id=order.external_id,
-        status="PENDING",
+        status=ChargeStatus.PENDING,
         pix_code=pix_code,
         location_token=token,
         created_at=now,
@@ -221,20 +212,10 @@ async def find(rt: Runtime, account_id: int, transaction_id: UUID) -> Charge:
     """The account's charge (cash-in or cob) by its payment's transactionId; another
     account's is NotFound."""
     async with rt.db.connection() as conn:
-        row = await charge_rows.by_payment(conn, account_id, transaction_id)
-    if row is None:
+        found = await charge_rows.by_payment(conn, account_id, transaction_id)
+    if found is None:
         raise NotFound("charge not found")
-    return Charge(
-        transaction_id=row["transaction_id"],
-        external_id=row["external_id"],
-        description=row["description"],
-        amount=row["amount"] or 0,
-        status=row["status"],
-        pix_code=row["pix_code"],
-        created_at=row["created_at"],
-        expires_at=row["expires_at"],
-        paid_at=row["paid_at"],
-    )
+    return found
 
 
 def _splits_fit_net(

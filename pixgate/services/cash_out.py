@@ -17,6 +17,7 @@ from pixgate.domain.errors import (
     ProviderUnavailable,
     ValidationFailed,
 )
+from pixgate.domain.labels import TransactionKind
 from pixgate.domain.money import InvalidAmount as BadAmount
 from pixgate.domain.money import to_cents
 from pixgate.domain.pix_keys import KeyType, is_valid_cash_out_key, normalize_key
@@ -71,7 +72,7 @@ async def create(
         )
     raise_synchronous_scenario(scenario)
     payout = outgoing.PendingPayout(
-        kind="cash_out",
+        kind=TransactionKind.CASH_OUT,
         external_id=order.external_id,
         amount=amount,
         pix_key=normalize_key(order.key, order.key_type),

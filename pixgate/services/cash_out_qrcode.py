@@ -37,6 +37,7 @@ from pixgate.domain.errors import (
     ValidationFailed,
 )
 from pixgate.domain.ids import new_end_to_end_id
+from pixgate.domain.labels import TransactionKind, TransactionStatus
 from pixgate.domain.pix_keys import detect_key_type, normalize_key
 from pixgate.ledger import journal
 from pixgate.runtime import Runtime
@@ -44,7 +45,7 @@ from pixgate.services import charges, events, external_ids, fees, limits
 from pixgate.services.cash_out import amount_of, raise_synchronous_scenario
 from pixgate.services.outgoing import FEE_KEY, CashOut, PendingPayout, hold_pending
 
-KIND = "cash_out_qrcode"
+KIND = TransactionKind.CASH_OUT_QRCODE
 LOCATION_KEY_TYPE = "LOCATION"
 
 
@@ -105,15 +106,15 @@ async def _pay_our_charge(
         charge = await charge_rows.by_location_token(conn, token)
         if charge is None:
             raise InvalidQrCode("the QR code points to no charge")
-        if charge["account_id"] == account_id:
+        if charge.account_id == account_id:
             raise OwnChargePayment("an account cannot pay its own charge")
-        if charge["amount"] != amount:
+        if charge.amount != amount:
             raise QrCodeAmountMismatch("value differs from the charge's amount")
-        locked = await charge_rows.lock_accounts(conn, [account_id, charge["account_id"]])
-        payer, receiver = locked[account_id], locked[charge["account_id"]]
+        locked = await charge_rows.lock_accounts(conn, [account_id, charge.account_id])
+        payer, receiver = locked[account_id], locked[charge.account_id]
         await external_ids.refuse_duplicate(conn, account_id, order.external_id, ExternalIdConflict)
         await limits.check(conn, rt.settings, payer, amount, now)
-        fee = fees.of(rt.settings, payer["fees"], FEE_KEY, amount)
+        fee = fees.of(rt.settings, payer.fees, FEE_KEY, amount)
         end_to_end_id = new_end_to_end_id(rt.settings.ispb, now)
         try:
             await charges.pay(
@@ -146,14 +147,14 @@ async def _pay_our_charge(
             raise await external_ids.duplicate(
                 conn, account_id, order.external_id, ExternalIdConflict
             )
-        await journal.hold(conn, account_id, amount + fee, transaction_id=row["id"])
-        await journal.post_hold(conn, account_id, amount, fee, transaction_id=row["id"])
-        await events.record(conn, account_id=account_id, type="cash_out", transaction_id=row["id"])
+        await journal.hold(conn, account_id, amount + fee, transaction_id=row.id)
+        await journal.post_hold(conn, account_id, amount, fee, transaction_id=row.id)
+        await events.record(conn, account_id=account_id, type="cash_out", transaction_id=row.id)
     return CashOut(
-        transaction_id=row["transaction_id"],
+        transaction_id=row.transaction_id,
         external_id=order.external_id,
-        status="CONFIRMED",
-        created_at=row["created_at"],
+        status=TransactionStatus.CONFIRMED,
+        created_at=row.created_at,
     )
 
 

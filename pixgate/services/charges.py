@@ -20,15 +20,17 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-import asyncpg
-
 from pixgate.db import charges as charge_rows
+from pixgate.db.accounts import Account
 from pixgate.db.accounts import get as get_account
+from pixgate.db.charges import Charge
 from pixgate.db.pool import Connection
+from pixgate.db.transactions import Transaction
 from pixgate.domain import brcode
 from pixgate.domain.documents import document_kind, is_valid_document, only_document_chars
 from pixgate.domain.errors import ChargeNotFound, ChargeNotPayable, NotFound, ValidationFailed
 from pixgate.domain.ids import new_end_to_end_id
+from pixgate.domain.labels import ChargeStatus, TransactionKind
 from pixgate.domain.money import InvalidAmount, to_cents
 from pixgate.ledger import journal
 from pixgate.provider.sandbox import synthetic_holder
@@ -39,8 +41,8 @@ from pixgate.settings import Settings
 
 FEE_KEY = "cash_in"
 BANK_NAME = "Pixgate"
-PAID_STATUSES = frozenset({"CONFIRMED", "CONCLUIDA"})
-EXPIRED_STATUSES = frozenset({"EXPIRED", "REMOVIDA_PELO_PSP"})
+PAID_STATUSES = frozenset({ChargeStatus.CONFIRMED, ChargeStatus.CONCLUIDA})
+EXPIRED_STATUSES = frozenset({ChargeStatus.EXPIRED, ChargeStatus.REMOVIDA_PELO_PSP})
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,17 +77,17 @@ def location_token_of(settings: Settings, code: brcode.BrCode) -> str | None:
     return token if token and "/" not in token else None
 
 
-def account_counterpart(settings: Settings, account: asyncpg.Record) -> dict[str, Any]:
+def account_counterpart(settings: Settings, account: Account) -> dict[str, Any]:
     """An account of this gateway as the other side of an internal PIX sees it."""
     return {
-        "name": account["name"],
-        "document": account["document"] or "",
+        "name": account.name,
+        "document": account.document or "",
         "bank": {
             "bankISPB": settings.ispb,
             "bankName": BANK_NAME,
             "bankCode": "",
             "accountBranch": "0001",
-            "accountNumber": str(account["id"]),
+            "accountNumber": str(account.id),
         },
     }
 
@@ -93,7 +95,7 @@ def account_counterpart(settings: Settings, account: asyncpg.Record) -> dict[str
 async def pay(
     conn: Connection,
     settings: Settings,
-    charge: asyncpg.Record,
+    charge: Charge,
     *,
     payer: dict[str, Any],
     end_to_end_id: str,
@@ -105,23 +107,23 @@ async def pay(
     The receiving account is locked before the charge (see `charges.lock_accounts`);
     ChargeNotPayable if the charge is no longer open.
     """
-    locked = await charge_rows.lock_accounts(conn, [charge["account_id"]])
-    paid = await charge_rows.mark_paid(conn, charge["id"], paid_at=paid_at, now=now)
+    locked = await charge_rows.lock_accounts(conn, [charge.account_id])
+    paid = await charge_rows.mark_paid(conn, charge.id, paid_at=paid_at, now=now)
     if paid is None:
-        raise await _not_payable(conn, charge["id"], now)
+        raise await _not_payable(conn, charge.id, now)
     charge = paid
-    amount: int = charge["amount"]
-    fee = _fee(settings, locked[charge["account_id"]]["fees"], amount)
+    amount: int = charge.amount
+    fee = _fee(settings, locked[charge.account_id].fees, amount)
     payment = await charge_rows.confirm_payment(
         conn,
-        charge["transaction_id"],
+        charge.transaction_id,
         amount=amount,
         fee=fee,
         end_to_end_id=end_to_end_id,
         counterpart=payer,
         processed_at=paid_at,
     )
-    await _credit(conn, payment, extra={"txId": charge["txid"]})
+    await _credit(conn, payment, extra={"txId": charge.txid})
     await splits.on_payment(conn, settings, charge=charge, payment=payment, now=now)
     return _received(payment)
 
@@ -140,11 +142,11 @@ async def receive(
     account = await get_account(conn, account_id)
     if account is None:
         raise NotFound("account not found")
-    fee = _fee(settings, account["fees"], amount)
+    fee = _fee(settings, account.fees, amount)
     payment = await charge_rows.insert_received(
         conn,
         account_id=account_id,
-        kind="incoming",
+        kind=TransactionKind.INCOMING,
         amount=amount,
         fee=fee,
         end_to_end_id=end_to_end_id,
@@ -160,42 +162,41 @@ def _fee(settings: Settings, account_fees: dict[str, Any], amount: int) -> int:
     return min(fees.of(settings, account_fees, FEE_KEY, amount), amount)
 
 
-async def _credit(
-    conn: Connection, payment: asyncpg.Record, *, extra: dict[str, Any] | None
-) -> None:
+async def _credit(conn: Connection, payment: Transaction, *, extra: dict[str, Any] | None) -> None:
     await journal.credit(
         conn,
-        payment["account_id"],
-        payment["amount"],
-        payment["fee"],
-        transaction_id=payment["id"],
+        payment.account_id,
+        payment.amount,
+        payment.fee,
+        transaction_id=payment.id,
     )
     await events.record(
         conn,
-        account_id=payment["account_id"],
+        account_id=payment.account_id,
         type="cash_in",
-        transaction_id=payment["id"],
+        transaction_id=payment.id,
         extra=extra,
     )
 
 
-def _received(payment: asyncpg.Record) -> Received:
+def _received(payment: Transaction) -> Received:
+    assert payment.end_to_end_id is not None, "a payment received has its end-to-end id"
     return Received(
-        id=payment["id"],
-        transaction_id=payment["transaction_id"],
-        account_id=payment["account_id"],
-        end_to_end_id=payment["end_to_end_id"],
+        id=payment.id,
+        transaction_id=payment.transaction_id,
+        account_id=payment.account_id,
+        end_to_end_id=payment.end_to_end_id,
     )
 
 
 async def _not_payable(conn: Connection, charge_id: int, now: datetime) -> ChargeNotPayable:
     charge = await charge_rows.get(conn, charge_id)
     assert charge is not None
-    status = charge["status"]
+    status = charge.status
     if status in PAID_STATUSES:
         reason = "the charge was already paid"
     elif status in EXPIRED_STATUSES or (
-        status in charge_rows.OPEN_STATUSES and charge["expires_at"] <= now
+        status in charge_rows.OPEN_STATUSES and charge.expires_at <= now
     ):
         reason = "the charge has expired"
     else:

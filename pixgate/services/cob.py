@@ -14,21 +14,22 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
-import asyncpg
-
 from pixgate.db import charge_lifecycle, jobs
 from pixgate.db import charges as charge_rows
 from pixgate.db.accounts import get as get_account
+from pixgate.db.charges import Charge
+from pixgate.db.transactions import Transaction
 from pixgate.domain import brcode
 from pixgate.domain.errors import Conflict, NotFound, ValidationFailed
+from pixgate.domain.labels import ChargeStatus, TransactionKind
 from pixgate.domain.money import to_cents
 from pixgate.provider.base import ChargeRegistration
 from pixgate.runtime import Runtime
 from pixgate.services.expiry import status_at
 from pixgate.services.locations import location_url, new_location_token
 
-KIND = "cob"
-CANCELLED = "REMOVIDA_PELO_USUARIO_RECEBEDOR"
+KIND = TransactionKind.COB
+CANCELLED = ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +47,9 @@ class CobInput:
 
 @dataclass(frozen=True, slots=True)
 class Cob:
-    charge: asyncpg.Record
-    status: str
-    payment: asyncpg.Record | None
+    charge: Charge
+    status: ChargeStatus
+    payment: Transaction | None
 
 
 async def create(
@@ -69,7 +70,7 @@ async def create(
         if await charge_rows.by_txid(conn, account_id, KIND, txid) is not None:
             raise Conflict(f"txid {txid} already exists")
         try:
-            charge = await charge_rows.insert(
+            created = await charge_rows.insert(
                 conn,
                 account_id=account_id,
                 kind=KIND,
@@ -79,19 +80,18 @@ async def create(
                 details={"txid": txid},
                 txid=txid,
                 location_token=token,
-                pix_code=_pix_code(rt, account["name"], token, amount),
-                status="ATIVA",
+                pix_code=_pix_code(rt, account.name, token, amount),
+                status=ChargeStatus.ATIVA,
                 expires_at=now + timedelta(seconds=data.expiracao),
                 body=_body(data, {}),
                 created_at=now,
             )
-        except asyncpg.UniqueViolationError as exc:
+        except charge_rows.DuplicateCharge as exc:
             raise Conflict(f"txid {txid} already exists") from exc
-        assert charge is not None
-        await jobs.enqueue(
-            conn, jobs.EXPIRE_CHARGE, run_at=charge["expires_at"], charge_id=charge["id"]
-        )
-    return Cob(charge=charge, status="ATIVA", payment=None)
+        assert created is not None
+        charge = created.charge
+        await jobs.enqueue(conn, jobs.EXPIRE_CHARGE, run_at=charge.expires_at, charge_id=charge.id)
+    return Cob(charge=charge, status=ChargeStatus.ATIVA, payment=None)
 
 
 async def get(rt: Runtime, account_id: int, txid: str) -> Cob:
@@ -99,7 +99,7 @@ async def get(rt: Runtime, account_id: int, txid: str) -> Cob:
         charge = await charge_rows.by_txid(conn, account_id, KIND, txid)
         if charge is None:
             raise NotFound(f"cob {txid} not found")
-        payment = await charge_lifecycle.payment_of(conn, charge["transaction_id"])
+        payment = await charge_lifecycle.payment_of(conn, charge.transaction_id)
     return Cob(charge=charge, status=status_at(charge, rt.clock.now()), payment=payment)
 
 
@@ -109,14 +109,14 @@ async def revise(rt: Runtime, account_id: int, txid: str, data: CobInput, *, can
         charge = await charge_lifecycle.lock_by_txid(conn, account_id, KIND, txid)
         if charge is None:
             raise NotFound(f"cob {txid} not found")
-        if status_at(charge, now) != "ATIVA":
+        if status_at(charge, now) != ChargeStatus.ATIVA:
             raise ValidationFailed(
                 [f"cob {txid} is {status_at(charge, now)}; only an ATIVA cob can be changed"]
             )
         if cancel:
             closed = await charge_lifecycle.close(
                 conn,
-                charge["id"],
+                charge.id,
                 status=CANCELLED,
                 error_code="REMOVED_BY_RECEIVER",
                 now=now,
@@ -126,21 +126,21 @@ async def revise(rt: Runtime, account_id: int, txid: str, data: CobInput, *, can
             return Cob(charge=closed, status=CANCELLED, payment=None)
         account = await get_account(conn, account_id)
         assert account is not None
-        amount = to_cents(Decimal(data.original)) if data.original else charge["amount"]
-        expires_at = charge["expires_at"]
+        amount = to_cents(Decimal(data.original)) if data.original else charge.amount
+        expires_at = charge.expires_at
         if data.expiracao is not None:
-            expires_at = charge["created_at"] + timedelta(seconds=data.expiracao)
+            expires_at = charge.created_at + timedelta(seconds=data.expiracao)
         revised = await charge_lifecycle.revise(
             conn,
-            charge["id"],
+            charge.id,
             amount=amount,
-            pix_code=_pix_code(rt, account["name"], charge["location_token"], amount),
+            pix_code=_pix_code(rt, account.name, charge.location_token, amount),
             expires_at=expires_at,
-            body=_body(data, charge["body"]),
+            body=_body(data, charge.body),
             now=now,
         )
-        if expires_at != charge["expires_at"]:
-            await jobs.enqueue(conn, jobs.EXPIRE_CHARGE, run_at=expires_at, charge_id=charge["id"])
+        if expires_at != charge.expires_at:
+            await jobs.enqueue(conn, jobs.EXPIRE_CHARGE, run_at=expires_at, charge_id=charge.id)
     return Cob(charge=revised, status=status_at(revised, now), payment=None)
 
 

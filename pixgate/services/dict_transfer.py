@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-import asyncpg
 import structlog
 
 from pixgate.db import dict_transfers as rows
 from pixgate.db.pool import Connection
+from pixgate.db.transactions import Transaction
 from pixgate.domain.documents import only_document_chars
 from pixgate.domain.errors import (
     DictKeyNotFound,
@@ -34,6 +34,7 @@ from pixgate.domain.errors import (
     ValidationFailed,
 )
 from pixgate.domain.ids import new_end_to_end_id
+from pixgate.domain.labels import TransactionKind, TransactionStatus
 from pixgate.domain.pix_keys import dict_key_type, normalize_key
 from pixgate.provider.base import PaymentOrder
 from pixgate.runtime import Runtime
@@ -41,7 +42,7 @@ from pixgate.services import events, fees, outgoing
 
 log = structlog.get_logger(__name__)
 
-KIND = "dict_transfer"
+KIND = TransactionKind.DICT_TRANSFER
 FEE_KEY = "dict_transfer"
 """Key of `accounts.fees` priced for this operation; absent, the settings' defaults apply."""
 """The generic outgoing settlement; it calls `expiry_failure` and `payment_order` for this kind."""
@@ -76,7 +77,7 @@ class TransferOrder:
 class Transfer:
     id: int
     end_to_end_id: str
-    status: str
+    status: TransactionStatus
     amount: int
     created_at: datetime
     processed_at: datetime | None
@@ -122,7 +123,7 @@ async def create(
             conn,
             account_id=account_id,
             idempotency_key=idempotency_key,
-            status="ERROR" if mismatch else "PENDING",
+            status=TransactionStatus.ERROR if mismatch else TransactionStatus.PENDING,
             amount=order.amount,
             fee=fee,
             end_to_end_id=new_end_to_end_id(rt.settings.ispb, now),
@@ -140,12 +141,10 @@ async def create(
             assert again is not None, "a conflicting key is visible once its insert committed"
             return _replay(again, order, pix_key)
         if mismatch:
-            await events.record(
-                conn, account_id=account_id, type="cash_out", transaction_id=row["id"]
-            )
+            await events.record(conn, account_id=account_id, type="cash_out", transaction_id=row.id)
         else:
             await _hold_and_queue(rt, conn, account_id, row, now)
-    log.info("dict_transfer.created", transaction_id=row["id"], status=row["status"])
+    log.info("dict_transfer.created", transaction_id=row.id, status=row.status)
     return _transfer(row, replayed=False)
 
 
@@ -153,43 +152,44 @@ async def _hold_and_queue(
     rt: Runtime,
     conn: Connection,
     account_id: int,
-    row: asyncpg.Record,
+    row: Transaction,
     now: datetime,
 ) -> None:
     """Amount + fee leave `available` now (3's example); the settlement job is the queue."""
     held = await outgoing.hold_and_queue(
-        conn, rt.settings, account_id, row["id"], amount=row["amount"], fee=row["fee"], now=now
+        conn, rt.settings, account_id, row.id, amount=row.amount, fee=row.fee, now=now
     )
     if not held:
         raise DictTransferInsufficientBalance("available balance is less than amount + fee")
 
 
-def expiry_failure(row: asyncpg.Record | dict[str, Any], now: datetime) -> tuple[str, str] | None:
+def expiry_failure(row: Transaction, now: datetime) -> tuple[str, str] | None:
     """The settlement hook: (errorCode, message) when a queued NORM transfer has expired.
 
     HIGH transfers are sent at once and never expire in the queue.
     """
-    details = row["details"]
+    details = row.details
     if details.get("priority") != "NORM":
         return None
-    deadline = row["created_at"] + timedelta(seconds=int(details["expiration"]))
+    deadline = row.created_at + timedelta(seconds=int(details["expiration"]))
     if now <= deadline:
         return None
     return "PAYMENT_EXPIRED", f"still queued after {details['expiration']} s (expiration)"
 
 
-def payment_order(row: asyncpg.Record | dict[str, Any], now: datetime) -> PaymentOrder:
+def payment_order(row: Transaction, now: datetime) -> PaymentOrder:
     """The settlement hook: what `provider.pay` gets for a dict transfer.
 
     The creditorDocument, when given, is checked by the settling bank too (the SPI's own
     TAX_ID_MISMATCH); the X-Sandbox-Scenario of the request rides in `details.scenario`.
     """
-    details = row["details"]
+    details = row.details
+    assert row.pix_key is not None and row.pix_key_type is not None, "a transfer has its key"
     return PaymentOrder(
-        transaction_pk=row["id"],
-        amount=row["amount"],
-        pix_key=row["pix_key"],
-        key_type=row["pix_key_type"],
+        transaction_pk=row.id,
+        amount=row.amount,
+        pix_key=row.pix_key,
+        key_type=row.pix_key_type,
         document=details.get("creditorDocument"),
         check_document=details.get("creditorDocument") is not None,
         scenario=details.get("scenario"),
@@ -197,13 +197,13 @@ def payment_order(row: asyncpg.Record | dict[str, Any], now: datetime) -> Paymen
     )
 
 
-def _replay(row: asyncpg.Record, order: TransferOrder, pix_key: str) -> Transfer:
+def _replay(row: Transaction, order: TransferOrder, pix_key: str) -> Transfer:
     """The first transfer of this key, if the repeat asks for the same thing (Stripe's rule)."""
-    stored = {k: v for k, v in row["details"].items() if k != "scenario"}
+    stored = {k: v for k, v in row.details.items() if k != "scenario"}
     same = (
-        row["kind"] == KIND
-        and row["amount"] == order.amount
-        and row["pix_key"] == pix_key
+        row.kind == KIND
+        and row.amount == order.amount
+        and row.pix_key == pix_key
         and stored == order.details()
     )
     if not same:
@@ -213,13 +213,14 @@ def _replay(row: asyncpg.Record, order: TransferOrder, pix_key: str) -> Transfer
     return _transfer(row, replayed=True)
 
 
-def _transfer(row: asyncpg.Record, *, replayed: bool) -> Transfer:
+def _transfer(row: Transaction, *, replayed: bool) -> Transfer:
+    assert row.end_to_end_id is not None, "a DICT transfer is numbered when it is written"
     return Transfer(
-        id=row["id"],
-        end_to_end_id=row["end_to_end_id"],
-        status=row["status"],
-        amount=row["amount"],
-        created_at=row["created_at"],
-        processed_at=row["processed_at"],
+        id=row.id,
+        end_to_end_id=row.end_to_end_id,
+        status=row.status,
+        amount=row.amount,
+        created_at=row.created_at,
+        processed_at=row.processed_at,
         replayed=replayed,
     )

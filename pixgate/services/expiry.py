@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import asyncpg
-
 from pixgate.db import charge_lifecycle
 from pixgate.db import charges as charge_rows
+from pixgate.db.charges import Charge
+from pixgate.domain.labels import ChargeStatus, TransactionKind
 from pixgate.runtime import Runtime
 
-_EXPIRED = {"cob": "REMOVIDA_PELO_PSP", "cash_in": "EXPIRED"}
+_EXPIRED: dict[str, ChargeStatus] = {
+    TransactionKind.COB: ChargeStatus.REMOVIDA_PELO_PSP,
+    TransactionKind.CASH_IN: ChargeStatus.EXPIRED,
+}
 
 
 async def expire(rt: Runtime, charge_id: int) -> None:
@@ -26,15 +29,15 @@ async def expire(rt: Runtime, charge_id: int) -> None:
         await charge_lifecycle.close(
             conn,
             charge_id,
-            status=_EXPIRED[charge["kind"]],
+            status=_EXPIRED[charge.kind],
             error_code="PAYMENT_EXPIRED",
             now=rt.clock.now(),
             only_if_expired=True,
         )
 
 
-def status_at(charge: asyncpg.Record, now: datetime) -> str:
+def status_at(charge: Charge, now: datetime) -> ChargeStatus:
     """The status a reader sees: an open charge past its expiration is already closed."""
-    if charge["status"] in ("ATIVA", "PENDING") and charge["expires_at"] <= now:
-        return _EXPIRED[charge["kind"]]
-    return str(charge["status"])
+    if charge.status in charge_rows.OPEN_STATUSES and charge.expires_at <= now:
+        return _EXPIRED[charge.kind]
+    return charge.status

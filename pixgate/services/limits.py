@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import asyncpg
-
 from pixgate.db import limit_usage
+from pixgate.db.accounts import Account, Terms
 from pixgate.db.pool import Connection
 from pixgate.domain import limits
 from pixgate.domain.errors import (
@@ -25,14 +24,14 @@ from pixgate.domain.money import format_amount, to_cents
 from pixgate.settings import Settings
 
 
-def window(settings: Settings, account: asyncpg.Record, now: datetime) -> limits.Window:
+def window(settings: Settings, account: Terms | Account, now: datetime) -> limits.Window:
     """The account's limits, and where a payment made now counts."""
     return limits.Window(
         day_start=limits.day_start(now, settings.timezone),
         night_start=limits.night_start(now, settings.timezone),
-        per_transaction=_limit(account["transaction_limit"], settings.default_transaction_limit),
-        daily=_limit(account["daily_limit"], settings.default_daily_limit),
-        nightly=_limit(account["night_limit"], settings.default_night_limit),
+        per_transaction=_limit(account.transaction_limit, settings.default_transaction_limit),
+        daily=_limit(account.daily_limit, settings.default_daily_limit),
+        nightly=_limit(account.night_limit, settings.default_night_limit),
     )
 
 
@@ -59,12 +58,12 @@ def _night_exceeded(window: limits.Window, tonight: int, amount: int) -> NightLi
 
 
 async def check(
-    conn: Connection, settings: Settings, account: asyncpg.Record, amount: int, now: datetime
+    conn: Connection, settings: Settings, account: Account, amount: int, now: datetime
 ) -> None:
     """Count `amount` as sent now, or raise the first limit it exceeds."""
     limit = window(settings, account, now)
     try:
-        await limit_usage.check(conn, account["id"], now, amount, limit)
+        await limit_usage.check(conn, account.id, now, amount, limit)
     except limit_usage.LimitRefused as refused:
         raise refusal(limit, refused.reason, refused.used, amount) from refused
 

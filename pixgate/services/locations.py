@@ -39,17 +39,17 @@ async def signed_payload(rt: Runtime, token: str) -> str:
     status = status_at(charge, now)
     if status not in ("ATIVA", "PENDING"):
         raise Gone(f"the charge is {status}")
-    body: dict[str, Any] = charge["body"]
+    body: dict[str, Any] = charge.body
     payload: dict[str, Any] = {
         "calendario": {
-            "criacao": iso(charge["created_at"]),
+            "criacao": iso(charge.created_at),
             "apresentacao": iso(now),
-            "expiracao": int((charge["expires_at"] - charge["created_at"]).total_seconds()),
+            "expiracao": int((charge.expires_at - charge.created_at).total_seconds()),
         },
-        "txid": charge["txid"],
-        "revisao": charge["revision"],
+        "txid": charge.txid,
+        "revisao": charge.revision,
         "status": "ATIVA",
-        "valor": {"original": format_amount(charge["amount"])},
+        "valor": {"original": format_amount(charge.amount)},
     }
     for field in ("chave", "devedor", "solicitacaoPagador", "infoAdicionais"):
         if body.get(field) is not None:

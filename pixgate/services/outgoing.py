@@ -25,6 +25,7 @@ from pixgate.domain.errors import (
     PixgateError,
     TryAgain,
 )
+from pixgate.domain.labels import TransactionStatus
 from pixgate.domain.limits import Window
 from pixgate.runtime import Runtime
 from pixgate.services import external_ids, fees
@@ -43,7 +44,7 @@ class CashOut:
 
     transaction_id: UUID
     external_id: str
-    status: str
+    status: TransactionStatus
     created_at: datetime
 
 
@@ -109,10 +110,10 @@ async def hold_pending(
         terms = await rt.account_terms.get(rt.db, account_id)
         if terms is None:
             raise NotFound("account not found")
-        fee = fees.of(rt.settings, terms["fees"], FEE_KEY, payout.amount)
+        fee = fees.of(rt.settings, terms.fees, FEE_KEY, payout.amount)
         window = limit_rules.window(rt.settings, terms, now)
         try:
-            row = await payments.hold_payout(
+            held = await payments.hold_payout(
                 rt.db,
                 payments.Hold(
                     account_id=account_id,
@@ -136,14 +137,14 @@ async def hold_pending(
                 rt.account_terms.forget(account_id)
                 continue
             raise _refusal(refused, window, payout.amount) from None
-        if row is None:
+        if held is None:
             async with rt.db.connection() as conn:
                 raise await external_ids.duplicate(conn, account_id, payout.external_id, duplicate)
         return CashOut(
-            transaction_id=row["transaction_id"],
+            transaction_id=held.transaction_id,
             external_id=payout.external_id,
-            status="PENDING",
-            created_at=row["created_at"],
+            status=TransactionStatus.PENDING,
+            created_at=held.created_at,
         )
     raise TryAgain("the account's fees or limits kept changing while this payment was priced")
 

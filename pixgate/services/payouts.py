@@ -15,32 +15,36 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import asyncpg
-
 from pixgate.db import payments
+from pixgate.db.transactions import Transaction
+from pixgate.domain.labels import OperationType, TransactionStatus
 from pixgate.domain.refunds import RETURN_KINDS
 from pixgate.provider.base import PaymentOrder, PaymentResult, SettlingBank
 from pixgate.runtime import Runtime
 from pixgate.services import dict_transfer, refunds
 
-SETTLED_OPERATIONS = frozenset({"WITHDRAW", "REFUND_IN"})
+SETTLED_OPERATIONS = frozenset({OperationType.WITHDRAW, OperationType.REFUND_IN})
 """What the settling bank settles: payments sent, and returns of payments received."""
 
 
 async def settle(rt: Runtime, transaction_id: int) -> None:
     row = await payments.get(rt.db, transaction_id)
-    if row is None or row["status"] != "PENDING" or row["operation"] not in SETTLED_OPERATIONS:
+    if (
+        row is None
+        or row.status != TransactionStatus.PENDING
+        or row.operation not in SETTLED_OPERATIONS
+    ):
         return
-    hooks = HOOKS.get(row["kind"], DEFAULT_HOOKS)
+    hooks = HOOKS.get(row.kind, DEFAULT_HOOKS)
     result = await _ask_the_bank(rt, row, hooks)
     # sent with the account's other settlements waiting meanwhile, ahead of its new
     # cash-outs: accepted payouts are settled before more are accepted (db.batches)
     await payments.settle_payout(
         rt.db,
-        row["account_id"],
+        row.account_id,
         payments.Settlement(
             transaction_id=transaction_id,
-            status=result.status,
+            status=TransactionStatus(result.status),
             end_to_end_id=result.end_to_end_id,
             counterpart=result.counterpart.counterpart() if result.counterpart else None,
             error_code=result.error_code,
@@ -51,14 +55,15 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
     )
 
 
-async def _ask_the_bank(rt: Runtime, row: asyncpg.Record, hooks: SettlementHooks) -> PaymentResult:
+async def _ask_the_bank(rt: Runtime, row: Transaction, hooks: SettlementHooks) -> PaymentResult:
     now = rt.clock.now()
     failure = hooks.expiry_failure(row, now)
     if failure is not None:
         code, message = failure
+        assert row.end_to_end_id is not None, "a payout that can expire has its end-to-end id"
         return PaymentResult(
             status="ERROR",
-            end_to_end_id=row["end_to_end_id"],
+            end_to_end_id=row.end_to_end_id,
             counterpart=None,
             error_code=code,
             error_message=message,
@@ -68,14 +73,15 @@ async def _ask_the_bank(rt: Runtime, row: asyncpg.Record, hooks: SettlementHooks
     return await rt.provider.pay(hooks.payment_order(row, now))
 
 
-def _payment_order(row: asyncpg.Record, now: datetime) -> PaymentOrder:
+def _payment_order(row: Transaction, now: datetime) -> PaymentOrder:
     """What the settling bank is asked to pay, from a PENDING row of most kinds."""
-    details: dict[str, Any] = row["details"]
+    details: dict[str, Any] = row.details
+    assert row.pix_key is not None and row.pix_key_type is not None, "a payout has its key"
     return PaymentOrder(
-        transaction_pk=row["id"],
-        amount=row["amount"],
-        pix_key=row["pix_key"],
-        key_type=row["pix_key_type"],
+        transaction_pk=row.id,
+        amount=row.amount,
+        pix_key=row.pix_key,
+        key_type=row.pix_key_type,
         document=details.get("document"),
         check_document=bool(details.get("checkPixKeyWithDocument")),
         scenario=details.get("scenario"),
@@ -83,7 +89,7 @@ def _payment_order(row: asyncpg.Record, now: datetime) -> PaymentOrder:
     )
 
 
-def _never_expires(row: asyncpg.Record, now: datetime) -> tuple[str, str] | None:
+def _never_expires(row: Transaction, now: datetime) -> tuple[str, str] | None:
     return None
 
 
@@ -92,9 +98,9 @@ class SettlementHooks:
     """What differs between kinds of payout at settlement: the order sent to the bank, and
     whether a payout still queued has expired (then it ends in ERROR without the bank)."""
 
-    payment_order: Callable[[asyncpg.Record, datetime], PaymentOrder] = _payment_order
-    expiry_failure: Callable[[asyncpg.Record, datetime], tuple[str, str] | None] = _never_expires
-    send: Callable[[SettlingBank, asyncpg.Record, datetime], Awaitable[PaymentResult]] | None = None
+    payment_order: Callable[[Transaction, datetime], PaymentOrder] = _payment_order
+    expiry_failure: Callable[[Transaction, datetime], tuple[str, str] | None] = _never_expires
+    send: Callable[[SettlingBank, Transaction, datetime], Awaitable[PaymentResult]] | None = None
     """How the bank is asked, when it is not `pay(payment_order(...))` (a refund's return)."""
     event_type: str = "cash_out"
     """The event the settlement writes."""

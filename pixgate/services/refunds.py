@@ -24,10 +24,9 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any, Literal
 
-import asyncpg
-
 from pixgate.db import refunds as rows
 from pixgate.db.pool import Connection
+from pixgate.db.transactions import Transaction
 from pixgate.domain import scenarios
 from pixgate.domain.errors import (
     DevolucaoDeadlineExceeded,
@@ -277,20 +276,20 @@ def _refuse_synchronous_scenario(scenario: str | None, short: type[InsufficientB
 # --- settlement ---------------------------------------------------------------------------
 
 
-def return_order(row: asyncpg.Record, now: datetime) -> ReturnOrder:
+def return_order(row: Transaction, now: datetime) -> ReturnOrder:
     """What the settling bank is asked to return, from a PENDING refund row."""
-    details: dict[str, Any] = row["details"]
+    details: dict[str, Any] = row.details
     return ReturnOrder(
-        transaction_pk=row["id"],
-        amount=row["amount"],
+        transaction_pk=row.id,
+        amount=row.amount,
         original_end_to_end_id=details.get("originalEndToEndId") or "",
-        return_id=row["end_to_end_id"],
+        return_id=row.end_to_end_id or "",
         natureza=details.get("natureza") or Natureza.ORIGINAL,
         scenario=details.get("scenario"),
         at=now,
     )
 
 
-async def send_return(bank: SettlingBank, row: asyncpg.Record, now: datetime) -> PaymentResult:
+async def send_return(bank: SettlingBank, row: Transaction, now: datetime) -> PaymentResult:
     """The settlement hook of the refund kinds: a return, not a payment to a key."""
     return await bank.refund(return_order(row, now))

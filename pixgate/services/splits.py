@@ -21,22 +21,23 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from typing import Any, cast
+from typing import Any
 from zoneinfo import ZoneInfo
-
-import asyncpg
 
 from pixgate.db import charges as charge_rows
 from pixgate.db import jobs, payments
+from pixgate.db.charges import Charge, Split
 from pixgate.db.pool import Connection
+from pixgate.db.transactions import Transaction
 from pixgate.domain.errors import InsufficientBalance
-from pixgate.domain.money import SplitType, allocate_splits
+from pixgate.domain.labels import TransactionKind
+from pixgate.domain.money import allocate_splits
 from pixgate.domain.pix_keys import normalize_key
 from pixgate.runtime import Runtime
 from pixgate.services import events, outgoing
 from pixgate.settings import Settings
 
-KIND = "split_payout"
+KIND = TransactionKind.SPLIT_PAYOUT
 
 
 def next_run(frequency: str, now: datetime, timezone: str) -> datetime | None:
@@ -56,28 +57,28 @@ async def on_payment(
     conn: Connection,
     settings: Settings,
     *,
-    charge: asyncpg.Record,
-    payment: asyncpg.Record,
+    charge: Charge,
+    payment: Transaction,
     now: datetime,
 ) -> None:
     """Compute and schedule the splits of a charge just paid, in the payment's transaction."""
-    rows = await charge_rows.splits_of(conn, charge["id"])
+    rows = await charge_rows.splits_of(conn, charge.id)
     if not rows:
         return
-    account_id: int = charge["account_id"]
+    account_id: int = charge.account_id
     shares = allocate_splits(
-        payment["amount"],
-        [(cast(SplitType, r["split_type"]), Decimal(r["value"])) for r in rows],
+        payment.amount,
+        [(r.split_type, Decimal(r.value)) for r in rows],
     )
     frequency: str = await conn.fetchval(
         "SELECT split_frequency FROM accounts WHERE id = $1", account_id
     )
     later = next_run(frequency, now, settings.timezone)
     due: list[datetime | None] = [
-        None if share == 0 else (now if row["immediate"] or later is None else later)
+        None if share == 0 else (now if row.immediate or later is None else later)
         for row, share in zip(rows, shares, strict=True)
     ]
-    await charge_rows.schedule_splits(conn, [r["id"] for r in rows], shares, due)
+    await charge_rows.schedule_splits(conn, [r.id for r in rows], shares, due)
     for row, share, due_at in zip(rows, shares, due, strict=True):
         if due_at == now:
             await _pay_out(
@@ -86,8 +87,8 @@ async def on_payment(
                 row,
                 share,
                 account_id=account_id,
-                parent_id=payment["id"],
-                txid=charge["txid"],
+                parent_id=payment.id,
+                txid=charge.txid,
                 now=now,
             )
     if (
@@ -108,15 +109,16 @@ async def run_due(rt: Runtime, account_id: int, due_by: datetime) -> int:
     now = rt.clock.now()
     async with rt.db.begin() as conn:
         rows = await charge_rows.due_splits(conn, account_id, due_by)
-        for row in rows:
+        for due in rows:
+            assert due.split.amount is not None, "a due split has its share"
             await _pay_out(
                 conn,
                 rt.settings,
-                row,
-                row["amount"],
+                due.split,
+                due.split.amount,
                 account_id=account_id,
-                parent_id=row["parent_id"],
-                txid=row["txid"],
+                parent_id=due.parent_id,
+                txid=due.txid,
                 now=now,
             )
     return len(rows)
@@ -125,7 +127,7 @@ async def run_due(rt: Runtime, account_id: int, due_by: datetime) -> int:
 async def _pay_out(
     conn: Connection,
     settings: Settings,
-    split: asyncpg.Record,
+    split: Split,
     amount: int,
     *,
     account_id: int,
@@ -137,9 +139,9 @@ async def _pay_out(
     cover it any more (its fee grew, or the money left since), an ERROR payout that moved
     nothing: a payment received is never refused because of its splits."""
     details: dict[str, Any] = {
-        "name": split["name"],
-        "document": split["document"],
-        "splitType": split["split_type"],
+        "name": split.name,
+        "document": split.document,
+        "splitType": split.split_type,
         "chargeTxid": txid,
     }
     payout = await payments.insert_pending(
@@ -149,26 +151,24 @@ async def _pay_out(
         external_id=None,
         amount=amount,
         fee=0,
-        pix_key=normalize_key(split["pix_key"], split["pix_key_type"]),
-        pix_key_type=split["pix_key_type"],
-        description=f"split {split['position'] + 1} of charge {txid}",
+        pix_key=normalize_key(split.pix_key, split.pix_key_type),
+        pix_key_type=split.pix_key_type,
+        description=f"split {split.position + 1} of charge {txid}",
         details=details,
         created_at=now,
         parent_id=parent_id,
     )
     assert payout is not None  # no externalId, so no conflict
-    await charge_rows.link_payout(conn, split["id"], payout["id"])
+    await charge_rows.link_payout(conn, split.id, payout.id)
     held = await outgoing.hold_and_queue(
-        conn, settings, account_id, payout["id"], amount=amount, fee=0, now=now
+        conn, settings, account_id, payout.id, amount=amount, fee=0, now=now
     )
     if not held:
         await charge_rows.fail_unsent(
             conn,
-            payout["id"],
+            payout.id,
             error_code=InsufficientBalance.code,
             error_message="available balance is less than amount + fee",
             at=now,
         )
-        await events.record(
-            conn, account_id=account_id, type="cash_out", transaction_id=payout["id"]
-        )
+        await events.record(conn, account_id=account_id, type="cash_out", transaction_id=payout.id)

@@ -13,9 +13,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import asyncpg
-
 from pixgate.db import transactions as rows
+from pixgate.db.transactions import Transaction
 from pixgate.domain.errors import ValidationFailed
 from pixgate.domain.labels import MOVEMENT_TYPES, OPERATION_LABELS, STATUS_LABELS
 from pixgate.domain.masking import mask_document
@@ -105,7 +104,7 @@ async def by_pix_key(rt: Runtime, account_id: int, pix_key: str, query: ListQuer
 
 
 def _page(
-    found: list[asyncpg.Record],
+    found: list[Transaction],
     query: ListQuery,
     total: int,
     *,
@@ -116,25 +115,25 @@ def _page(
     return Page(items, query.page, query.size, total, len(found) > room if more is None else more)
 
 
-def listed_item(row: asyncpg.Record | dict[str, Any]) -> dict[str, Any]:
+def listed_item(row: Transaction) -> dict[str, Any]:
     """A stored transaction as 2.6 shows it: labels, 2-decimal amounts, masked counterpart."""
-    operation = row["operation"]
+    operation = row.operation
     movement = MOVEMENT_TYPES[operation]
-    amount, fee = row["amount"], row["fee"]
-    counterpart = row["counterpart"] or {}
+    amount, fee = row.amount, row.fee
+    counterpart = row.counterpart or {}
     bank = counterpart.get("bank") or {}
     return {
-        "transactionId": str(row["transaction_id"]),
-        "externalId": row["external_id"],
-        "status": STATUS_LABELS[row["status"]],
+        "transactionId": str(row.transaction_id),
+        "externalId": row.external_id,
+        "status": STATUS_LABELS[row.status],
         "operationType": OPERATION_LABELS[operation],
         "movementType": movement,
         "originalAmount": to_number(amount),
         "feeAmount": to_number(fee),
         "finalAmount": to_number(amount - fee if movement == "CREDIT" else amount + fee),
-        "endToEndId": row["end_to_end_id"],
-        "createdAt": iso(row["created_at"]),
-        "processedAt": iso(row["processed_at"]),
+        "endToEndId": row.end_to_end_id,
+        "createdAt": iso(row.created_at),
+        "processedAt": iso(row.processed_at),
         "counterpart": {
             "name": counterpart.get("name"),
             "document": mask_document(counterpart.get("document")),

@@ -114,7 +114,7 @@ async def test_cancelled_callers_of_a_stopped_leader_are_cancelled(rt: Runtime) 
 
 async def test_reads_by_key_waiting_together_go_in_one_query(rt: Runtime) -> None:
     first, second = await make_account(rt, name="First"), await make_account(rt, name="Second")
-    by_id = read_by_key("SELECT id, name FROM accounts WHERE id = ANY($1::bigint[])", "id")
+    by_id = read_by_key("SELECT id, name FROM accounts WHERE id = ANY($1::bigint[])", "id", dict)
     batcher = rt.db.batcher(by_id)
     asked = [second.account_id, -5, first.account_id, second.account_id]
     async with rt.db.queued("accounts"):

@@ -53,10 +53,10 @@ async def test_due_jobs_come_oldest_first_up_to_the_limit(rt: Runtime) -> None:
     early = await add(rt, run_in=-3)
     middle = await add(rt, run_in=-2)
     first = await claim(rt, limit=2)
-    assert {row["id"] for row in first.jobs} == {early, middle}
-    assert [row["attempts"] for row in first.jobs] == [1, 1]
+    assert {row.id for row in first.jobs} == {early, middle}
+    assert [row.attempts for row in first.jobs] == [1, 1]
     second = await claim(rt, "w2", limit=2)
-    assert [row["id"] for row in second.jobs] == [late]
+    assert [row.id for row in second.jobs] == [late]
     assert (await claim(rt, "w3")).jobs == []
     assert await job_row(rt, late) == {"status": "running", "attempts": 1, "locked_by": "w2"}
 
@@ -76,7 +76,7 @@ async def test_a_job_whose_lease_ran_out_is_retaken_and_a_live_one_is_not(rt: Ru
     await claim(rt, "dead-worker")
     await end_leases(rt, [stale])
     retaken = await claim(rt, "w2")
-    assert [(row["id"], row["attempts"]) for row in retaken.jobs] == [(stale, 2)]
+    assert [(row.id, row.attempts) for row in retaken.jobs] == [(stale, 2)]
     assert (await job_row(rt, live))["locked_by"] == "dead-worker"
 
 
@@ -86,15 +86,15 @@ async def test_due_and_retaken_jobs_share_the_limit(rt: Runtime) -> None:
     await end_leases(rt, stale)
     fresh = await add(rt)
     claimed = await claim(rt, "w2", limit=2)
-    assert {row["id"] for row in claimed.jobs} == set(stale)  # the older run_at first
-    assert [row["id"] for row in (await claim(rt, "w3", limit=2)).jobs] == [fresh]
+    assert {row.id for row in claimed.jobs} == set(stale)  # the older run_at first
+    assert [row.id for row in (await claim(rt, "w3", limit=2)).jobs] == [fresh]
 
 
 async def test_only_the_kinds_asked_for(rt: Runtime) -> None:
     wanted = await add(rt, "test.b")
     other = await add(rt, "test.a")
     claimed = await claim(rt, kinds=["test.b"])
-    assert [row["id"] for row in claimed.jobs] == [wanted]
+    assert [row.id for row in claimed.jobs] == [wanted]
     assert (await job_row(rt, other))["status"] == "queued"
 
 

@@ -70,20 +70,20 @@ def _input(body: CobRequest | CobPatch) -> cob.CobInput:
 
 def shape(found: cob.Cob) -> dict[str, Any]:
     """2.9, plus `pixCopiaECola` for clients of the Central Bank's API, and `pix` once paid."""
-    charge, body = found.charge, found.charge["body"]
-    code = charge["pix_code"]
+    charge, body = found.charge, found.charge.body
+    code = charge.pix_code
     out: dict[str, Any] = {
         "calendario": {
-            "criacao": iso(charge["created_at"]),
-            "expiracao": int((charge["expires_at"] - charge["created_at"]).total_seconds()),
+            "criacao": iso(charge.created_at),
+            "expiracao": int((charge.expires_at - charge.created_at).total_seconds()),
         },
-        "txid": charge["txid"],
-        "revisao": charge["revision"],
-        "loc": {"id": charge["id"], "location": code, "tipoCob": "cob"},
+        "txid": charge.txid,
+        "revisao": charge.revision,
+        "loc": {"id": charge.id, "location": code, "tipoCob": "cob"},
         "location": code,
         "status": found.status,
         "valor": {
-            "original": format_amount(charge["amount"]),
+            "original": format_amount(charge.amount),
             "modalidadeAlteracao": body.get("modalidadeAlteracao", 0),
         },
         "pixCopiaECola": code,
@@ -92,13 +92,13 @@ def shape(found: cob.Cob) -> dict[str, Any]:
         if body.get(field) is not None:
             out[field] = body[field]
     payment = found.payment
-    if payment is not None and payment["status"] == "CONFIRMED":
+    if payment is not None and payment.status == "CONFIRMED":
         out["pix"] = [
             {
-                "endToEndId": payment["end_to_end_id"],
-                "txid": charge["txid"],
-                "valor": format_amount(payment["amount"]),
-                "horario": iso(payment["processed_at"]),
+                "endToEndId": payment.end_to_end_id,
+                "txid": charge.txid,
+                "valor": format_amount(payment.amount),
+                "horario": iso(payment.processed_at),
             }
         ]
     return out

@@ -9,41 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
-
-import asyncpg
 
 from pixgate.db import webhooks as rows
 from pixgate.db.pool import Connection
+from pixgate.db.webhooks import Endpoint
 from pixgate.domain import webhooks as rules
 from pixgate.domain.errors import Conflict, NotFound, WebhookLimitReached
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks.transport import check_url
 
-
-@dataclass(frozen=True, slots=True)
-class Endpoint:
-    id: int
-    account_id: int
-    event_type: str
-    url: str
-    headers: dict[str, str]
-    version: str
-    is_active: bool
-    created_at: datetime
-
-    @classmethod
-    def from_row(cls, row: asyncpg.Record) -> Endpoint:
-        return cls(
-            row["id"],
-            row["account_id"],
-            row["event_type"],
-            row["url"],
-            row["headers"],
-            row["version"],
-            row["is_active"],
-            row["created_at"],
-        )
+__all__ = ["AddedEndpoint", "Endpoint"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,27 +45,27 @@ async def add(
         if not await rows.lock_account(conn, account_id):
             raise NotFound(f"account {account_id} not found")
         existing = await rows.find_endpoint(conn, account_id, event_type, url)
-        if existing is not None and existing["is_active"]:
-            row = await rows.update_endpoint(conn, existing["id"], clean_headers, version)
-            return AddedEndpoint(Endpoint.from_row(row), created=False)
+        if existing is not None and existing.is_active:
+            updated = await rows.update_endpoint(conn, existing.id, clean_headers, version)
+            return AddedEndpoint(updated, created=False)
         if await rows.count_active(conn, account_id, event_type) >= rules.MAX_ACTIVE_PER_EVENT:
             raise WebhookLimitReached(
                 f"{event_type} already has {rules.MAX_ACTIVE_PER_EVENT} active URLs"
             )
         if existing is not None:  # deactivated before: active again, with these headers
-            row = await rows.update_endpoint(conn, existing["id"], clean_headers, version)
+            added = await rows.update_endpoint(conn, existing.id, clean_headers, version)
         else:
-            row = await rows.insert_endpoint(
+            added = await rows.insert_endpoint(
                 conn, account_id, event_type, url, clean_headers, version
             )
-    return AddedEndpoint(Endpoint.from_row(row), created=True)
+    return AddedEndpoint(added, created=True)
 
 
 async def list_endpoints(rt: Runtime, account_id: int) -> list[Endpoint]:
     async with rt.db.connection() as conn:
         if not await rows.account_exists(conn, account_id):
             raise NotFound(f"account {account_id} not found")
-        return [Endpoint.from_row(r) for r in await rows.list_endpoints(conn, account_id)]
+        return await rows.list_endpoints(conn, account_id)
 
 
 async def remove(rt: Runtime, endpoint_id: int) -> None:

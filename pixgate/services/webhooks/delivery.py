@@ -13,7 +13,6 @@ import random
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-import asyncpg
 import orjson
 import structlog
 
@@ -27,20 +26,18 @@ from pixgate.services.webhooks.transport import Attempt, post
 log = structlog.get_logger(__name__)
 
 
-def _body(row: asyncpg.Record) -> bytes:
-    event = rules.EventFacts(
-        row["event_id"], row["event_type"], row["event_created_at"], row["data"]
-    )
-    return orjson.dumps(rules.render(event, row["version"]))
+def _body(row: rows.Delivery) -> bytes:
+    event = rules.EventFacts(row.event_id, row.event_type, row.event_created_at, row.data)
+    return orjson.dumps(rules.render(event, row.version))
 
 
-async def _post_delivery(rt: Runtime, row: asyncpg.Record, secrets: Sequence[str]) -> Attempt:
+async def _post_delivery(rt: Runtime, row: rows.Delivery, secrets: Sequence[str]) -> Attempt:
     return await post(
         rt,
-        url=row["url"],
+        url=row.url,
         body=_body(row),
-        message_id=row["message_id"],
-        headers=row["headers"],
+        message_id=row.message_id,
+        headers=row.headers,
         secrets=secrets,
     )
 
@@ -54,28 +51,28 @@ async def deliver(rt: Runtime, delivery_id: int) -> float | None:
     seven with BEGIN and COMMIT around them, on the path of every webhook."""
     async with rt.db.connection() as conn:
         row = await rows.load_delivery(conn, delivery_id)
-        if row is None or row["status"] != "pending":
+        if row is None or row.status != "pending":
             return None
-        secrets = await _signing_secrets(conn, row["account_id"])
+        secrets = await _signing_secrets(conn, row.account_id)
     attempt = await _post_delivery(rt, row, secrets)
     now = rt.clock.now()
     delay: float | None = None
     next_at: datetime | None = None
     if attempt.ok:
         status = "delivered"
-    elif rules.gives_up(row["created_at"], now):
+    elif rules.gives_up(row.created_at, now):
         status = "failed"
     else:
         status = "pending"
         delay = rules.next_delay(
-            row["attempts"] + 1,
+            row.attempts + 1,
             random.random(),
             status_code=attempt.status_code,
             retry_after=attempt.retry_after,
         )
         next_at = now + timedelta(seconds=delay)
     async with rt.db.connection() as conn:
-        await _log(conn, row["id"], row["url"], attempt, "delivery", status, next_at)
+        await _log(conn, row.id, row.url, attempt, "delivery", status, next_at)
     # every attempt is in webhook_attempts; the log line (a JSON render and a write each)
     # is for the ones that did not arrive, like the access log's (docs/performance.md,
     # "A quiet access log")

@@ -60,11 +60,11 @@ async def list_events(
         )
     items = [
         EventSummary(
-            r["id"],
-            r["type"],
-            str(r["transaction_id"]) if r["transaction_id"] else None,
-            r["created_at"],
-            r["delivery_state"],
+            r.id,
+            r.type,
+            str(r.transaction_id) if r.transaction_id else None,
+            r.created_at,
+            r.delivery_state,
         )
         for r in found
     ]

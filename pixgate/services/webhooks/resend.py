@@ -85,7 +85,7 @@ async def resend(rt: Runtime, account_id: int, identifier: str, url: str | None)
             targets = [(await rows.temporary_delivery(conn, event_id, url, version), True)]
         else:
             found = await rows.resend_deliveries(conn, event_id)
-            targets = [(r["id"], r["inserted"]) for r in found]
+            targets = [(r.id, r.inserted) for r in found]
             if not targets:
                 raise NoWebhookDestination(
                     "no url given and no active webhook configured for this event type"
@@ -98,6 +98,6 @@ async def resend(rt: Runtime, account_id: int, identifier: str, url: str | None)
     async with rt.db.begin() as conn:
         for (_, fresh), row, attempt in zip(targets, deliveries, attempts, strict=True):
             status = "delivered" if attempt.ok else ("failed" if fresh else None)
-            log_ids.append(await _log(conn, row["id"], row["url"], attempt, "resend", status))
+            log_ids.append(await _log(conn, row.id, row.url, attempt, "resend", status))
     first = attempts[0]
     return ResendResult(log_ids[0], first.status_code, first.sent_at, _resend_message(first))
