@@ -89,3 +89,62 @@ def test_rows_reach_the_layers_above_db_typed(path: Path) -> None:
     drivers = [(line, m) for line, m in _imports(path) if m.split(".")[0] == "asyncpg"]
     assert not drivers, f"{path.name} imports asyncpg: {drivers}"
     assert "asyncpg.Record" not in path.read_text(), f"{path.name} names asyncpg.Record"
+
+
+QUERY_METHODS = frozenset(
+    {
+        "fetch",
+        "fetchrow",
+        "fetchval",
+        "execute",
+        "executemany",
+        "cursor",
+        "prepare",
+        "copy_from_query",
+        "copy_from_table",
+        "copy_to_table",
+        "copy_records_to_table",
+    }
+)
+SQL_ALLOWED: dict[str, str] = {
+    "api/routes/ops.py": (
+        "GET /readyz's `SELECT 1` is the readiness probe itself: it asks whether a pool "
+        "connection answers at all, and reads no data"
+    ),
+}
+"""Modules above `db/` that may send a statement themselves, each with its reason."""
+NO_SQL = [p for p in _modules() if _part(p) in {"services", "jobs", "api", "cli"}]
+
+
+def _query_calls(path: Path) -> list[str]:
+    return [
+        f"line {node.lineno}: {ast.unparse(node.func)}"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in QUERY_METHODS
+    ]
+
+
+@pytest.mark.parametrize("path", NO_SQL, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_sql_is_sent_from_db_only(path: Path) -> None:
+    """Services, jobs, routes and commands call `db/`'s named functions; none of them calls
+    a connection's `fetch`/`fetchrow`/`fetchval`/`execute` (or any other statement method)."""
+    name = str(path.relative_to(PACKAGE))
+    calls = _query_calls(path)
+    if name in SQL_ALLOWED:
+        assert calls, f"{name} sends no statement any more: remove it from SQL_ALLOWED"
+        return
+    assert calls == [], f"{name} sends SQL itself; move it into a db/ function"
+
+
+def test_the_sql_check_sees_a_query(tmp_path: Path) -> None:
+    """The AST check finds a call however the connection is named, nested or not."""
+    module = tmp_path / "m.py"
+    module.write_text(
+        "async def f(c, rt):\n"
+        "    await c.fetchval('SELECT 1')\n"
+        "    async with rt.db.connection() as other:\n"
+        "        await other.execute('DELETE FROM jobs')\n"
+    )
+    assert _query_calls(module) == ["line 2: c.fetchval", "line 4: other.execute"]

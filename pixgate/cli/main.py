@@ -198,6 +198,7 @@ def accounts_update(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Change limits, fees and split frequency."""
+    from pixgate.domain.labels import SplitFrequency
     from pixgate.domain.money import to_cents
     from pixgate.services import accounts
 
@@ -211,9 +212,9 @@ def accounts_update(
         if amount is not None:
             changes[column] = to_cents(amount)
     if split_frequency is not None:
-        if split_frequency not in ("immediate", "hourly", "daily"):
+        if split_frequency not in tuple(SplitFrequency):
             raise typer.BadParameter("split frequency is immediate, hourly or daily")
-        changes["split_frequency"] = split_frequency
+        changes["split_frequency"] = SplitFrequency(split_frequency)
 
     async def apply(rt: Runtime) -> Any:
         if fee:

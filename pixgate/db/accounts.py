@@ -10,6 +10,7 @@ import asyncpg
 
 from pixgate.db.batches import read_by_key
 from pixgate.db.pool import Connection, Database
+from pixgate.domain.labels import SplitFrequency
 
 EDITABLE = ("transaction_limit", "daily_limit", "night_limit", "fees", "split_frequency")
 
@@ -28,12 +29,14 @@ class Account:
     daily_limit: int | None
     night_limit: int | None
     fees: dict[str, Any]
-    split_frequency: str
+    split_frequency: SplitFrequency
     created_at: datetime
 
     @classmethod
     def from_record(cls, r: asyncpg.Record) -> Account:
-        return cls(**r)
+        row = dict(r)
+        row["split_frequency"] = SplitFrequency(row["split_frequency"])
+        return cls(**row)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +77,24 @@ async def insert(conn: Connection, *, name: str, document: str | None) -> int:
 async def get(conn: Connection, account_id: int) -> Account | None:
     row = await conn.fetchrow("SELECT * FROM accounts WHERE id = $1", account_id)
     return None if row is None else Account.from_record(row)
+
+
+async def fees_of(conn: Connection, account_id: int) -> dict[str, Any]:
+    """The account's `fees` column (`{}`: none configured, or no such account)."""
+    fees: dict[str, Any] | None = await conn.fetchval(
+        "SELECT fees FROM accounts WHERE id = $1", account_id
+    )
+    return fees or {}
+
+
+async def split_frequency_of(conn: Connection, account_id: int) -> SplitFrequency:
+    """When the account's deferred splits are paid out; the account must exist."""
+    frequency: str | None = await conn.fetchval(
+        "SELECT split_frequency FROM accounts WHERE id = $1", account_id
+    )
+    if frequency is None:
+        raise LookupError(f"account {account_id} does not exist")
+    return SplitFrequency(frequency)
 
 
 async def list_all(conn: Connection) -> list[Account]:

@@ -4,12 +4,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from pixgate.db.notify import notify_after_commit
 from pixgate.db.pool import Connection
 
 CHANNEL = "pixgate_jobs"
+
+
+class JobStatus(StrEnum):
+    """`jobs.status`: `queued` (due at `run_at`), `running` (leased to a worker), `done`, or
+    `failed` (given up after `max_attempts`).
+
+    The queries of this module spell these values as SQL literals, never as parameters: a
+    generic plan of a prepared statement (asyncpg prepares them all) can use the partial
+    indexes (`ix_jobs_queued_run_at`, `ix_jobs_running_locked_until`,
+    `ix_jobs_done_finished_at`) only when the status in its predicate is a constant.
+    `tests/db/test_enums.py` checks the literals and the CHECK constraint against this enum.
+    """
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,9 @@ from pixgate.domain.errors import (
     RefundAmountExceeded,
     RefundDeadlineExceeded,
 )
+from pixgate.domain.labels import OperationType, TransactionStatus
 from pixgate.domain.money import format_amount, to_number
+from pixgate.domain.refunds import Natureza, RefundKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,14 +40,14 @@ class Refund:
     id: int
     transaction_id: UUID
     account_id: int
-    operation: str
-    kind: str
-    status: str
+    operation: OperationType
+    kind: RefundKind
+    status: TransactionStatus
     external_id: str | None
     amount: int
     end_to_end_id: str | None
     description: str | None
-    natureza: str | None
+    natureza: Natureza | None
     provider_transaction_id: str | None
     error_code: str | None
     error_message: str | None
@@ -61,13 +63,13 @@ class NewRefund:
 
     account_id: int
     original_id: int
-    kind: str
+    kind: RefundKind
     external_id: str | None
     amount: int
     end_to_end_id: str
     """The refund's own end-to-end id (`D...`, its `rtrId`)."""
     description: str | None
-    natureza: str
+    natureza: Natureza
     created_at: datetime
     run_at: datetime
     """When its settlement job is due."""
@@ -91,14 +93,14 @@ def _refund(row: asyncpg.Record) -> Refund:
         id=row["id"],
         transaction_id=row["transaction_id"],
         account_id=row["account_id"],
-        operation=row["operation"],
-        kind=row["kind"],
-        status=row["status"],
+        operation=OperationType(row["operation"]),
+        kind=RefundKind(row["kind"]),
+        status=TransactionStatus(row["status"]),
         external_id=row["external_id"],
         amount=row["amount"],
         end_to_end_id=row["end_to_end_id"],
         description=row["description"],
-        natureza=details.get("natureza"),
+        natureza=None if (natureza := details.get("natureza")) is None else Natureza(natureza),
         provider_transaction_id=details.get("providerTransactionId"),
         error_code=row["error_code"],
         error_message=row["error_message"],

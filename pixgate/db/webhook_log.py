@@ -3,16 +3,49 @@ deliveries, each scoped by `account_id` (the dashboard names them by id)."""
 
 from __future__ import annotations
 
-import asyncpg
+from dataclasses import dataclass
+from datetime import datetime
 
 from pixgate.db.pool import Connection
+from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus, WebhookVersion
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedDelivery:
+    """A `webhook_deliveries` row as the delivery log shows it."""
+
+    id: int
+    event_id: int
+    url: str
+    version: WebhookVersion
+    temporary: bool
+    status: DeliveryStatus
+    attempts: int
+    next_attempt_at: datetime | None
+    last_status_code: int | None
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedAttempt:
+    """A `webhook_attempts` row: one POST (never the answer's body)."""
+
+    id: int
+    delivery_id: int
+    url: str
+    trigger: AttemptTrigger
+    status_code: int | None
+    duration_ms: int
+    error: str | None
+    sent_at: datetime
 
 
 async def deliveries_of(
     conn: Connection, account_id: int, event_ids: list[int]
-) -> list[asyncpg.Record]:
+) -> list[LoggedDelivery]:
     """The account's deliveries of these events (temporary resend URLs included), oldest first."""
-    return await conn.fetch(
+    rows = await conn.fetch(
         """
         SELECT id, event_id, url, version, temporary, status, attempts, next_attempt_at,
                last_status_code, created_at, finished_at
@@ -23,13 +56,29 @@ async def deliveries_of(
         account_id,
         event_ids,
     )
+    return [
+        LoggedDelivery(
+            r["id"],
+            r["event_id"],
+            r["url"],
+            WebhookVersion(r["version"]),
+            r["temporary"],
+            DeliveryStatus(r["status"]),
+            r["attempts"],
+            r["next_attempt_at"],
+            r["last_status_code"],
+            r["created_at"],
+            r["finished_at"],
+        )
+        for r in rows
+    ]
 
 
 async def attempts_of(
     conn: Connection, account_id: int, delivery_ids: list[int]
-) -> list[asyncpg.Record]:
+) -> list[LoggedAttempt]:
     """Every POST of these deliveries of the account, oldest first (never the answer's body)."""
-    return await conn.fetch(
+    rows = await conn.fetch(
         """
         SELECT a.id, a.delivery_id, a.url, a.trigger, a.status_code, a.duration_ms, a.error,
                a.sent_at
@@ -40,3 +89,16 @@ async def attempts_of(
         account_id,
         delivery_ids,
     )
+    return [
+        LoggedAttempt(
+            r["id"],
+            r["delivery_id"],
+            r["url"],
+            AttemptTrigger(r["trigger"]),
+            r["status_code"],
+            r["duration_ms"],
+            r["error"],
+            r["sent_at"],
+        )
+        for r in rows
+    ]

@@ -15,6 +15,11 @@ import asyncpg
 from pixgate.db.jobs import CHANNEL, DELIVER_WEBHOOK
 from pixgate.db.notify import notify_after_commit
 from pixgate.db.pool import Connection
+from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus, EventType, WebhookVersion
+
+_EVENT_TYPE = {t.value: t for t in EventType}
+_VERSION = {v.value: v for v in WebhookVersion}
+_DELIVERY_STATUS = {s.value: s for s in DeliveryStatus}
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,17 +28,27 @@ class Endpoint:
 
     id: int
     account_id: int
-    event_type: str
+    event_type: EventType
     url: str
     headers: dict[str, str]
-    version: str
+    version: WebhookVersion
     is_active: bool
     created_at: datetime
     updated_at: datetime
 
     @classmethod
     def from_record(cls, r: asyncpg.Record) -> Endpoint:
-        return cls(**r)
+        return cls(
+            r["id"],
+            r["account_id"],
+            _EVENT_TYPE[r["event_type"]],
+            r["url"],
+            r["headers"],
+            _VERSION[r["version"]],
+            r["is_active"],
+            r["created_at"],
+            r["updated_at"],
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,13 +61,13 @@ class Delivery:
     endpoint_id: int | None
     temporary: bool
     url: str
-    version: str
+    version: WebhookVersion
     message_id: str
-    status: str
+    status: DeliveryStatus
     attempts: int
     created_at: datetime
     event_id: int
-    event_type: str
+    event_type: EventType
     event_created_at: datetime
     data: dict[str, Any]
     headers: dict[str, str]
@@ -71,10 +86,11 @@ class EventRow:
     """An event as the event list shows it, with its deliveries' aggregate state."""
 
     id: int
-    type: str
+    type: EventType
     created_at: datetime
     transaction_id: UUID | None
     delivery_state: str
+    """A `DeliveryStatus` of the event's deliveries, or `none` when it has none."""
 
 
 # --- endpoints ----------------------------------------------------------------------------
@@ -99,7 +115,7 @@ async def account_exists(conn: Connection, account_id: int) -> bool:
 
 
 async def find_endpoint(
-    conn: Connection, account_id: int, event_type: str, url: str
+    conn: Connection, account_id: int, event_type: EventType, url: str
 ) -> Endpoint | None:
     row = await conn.fetchrow(
         "SELECT * FROM webhook_endpoints WHERE account_id = $1 AND event_type = $2 AND url = $3",
@@ -110,7 +126,7 @@ async def find_endpoint(
     return None if row is None else Endpoint.from_record(row)
 
 
-async def count_active(conn: Connection, account_id: int, event_type: str) -> int:
+async def count_active(conn: Connection, account_id: int, event_type: EventType) -> int:
     count: int = await conn.fetchval(
         "SELECT count(*) FROM webhook_endpoints "
         "WHERE account_id = $1 AND event_type = $2 AND is_active",
@@ -123,10 +139,10 @@ async def count_active(conn: Connection, account_id: int, event_type: str) -> in
 async def insert_endpoint(
     conn: Connection,
     account_id: int,
-    event_type: str,
+    event_type: EventType,
     url: str,
     headers: dict[str, str],
-    version: str,
+    version: WebhookVersion,
 ) -> Endpoint:
     row = await conn.fetchrow(
         """
@@ -144,7 +160,7 @@ async def insert_endpoint(
 
 
 async def update_endpoint(
-    conn: Connection, endpoint_id: int, headers: dict[str, str], version: str
+    conn: Connection, endpoint_id: int, headers: dict[str, str], version: WebhookVersion
 ) -> Endpoint:
     """New headers and version; an inactive endpoint registered again is active again."""
     row = await conn.fetchrow(
@@ -168,9 +184,11 @@ async def list_endpoints(conn: Connection, account_id: int) -> list[Endpoint]:
 
 async def _fail_pending(conn: Connection, endpoint_id: int) -> None:
     await conn.execute(
-        "UPDATE webhook_deliveries SET status = 'failed', finished_at = now(), "
-        "next_attempt_at = NULL WHERE endpoint_id = $1 AND status = 'pending'",
+        "UPDATE webhook_deliveries SET status = $2, finished_at = now(), "
+        "next_attempt_at = NULL WHERE endpoint_id = $1 AND status = $3",
         endpoint_id,
+        DeliveryStatus.FAILED,
+        DeliveryStatus.PENDING,
     )
 
 
@@ -254,7 +272,7 @@ async def record_event(
     conn: Connection,
     *,
     account_id: int,
-    event_type: str,
+    event_type: EventType,
     transaction_id: int | None,
     extra: dict[str, Any],
 ) -> int:
@@ -297,7 +315,25 @@ async def load_delivery(conn: Connection, delivery_id: int) -> Delivery | None:
         """,
         delivery_id,
     )
-    return None if row is None else Delivery(**row)
+    if row is None:
+        return None
+    return Delivery(
+        row["id"],
+        row["account_id"],
+        row["endpoint_id"],
+        row["temporary"],
+        row["url"],
+        _VERSION[row["version"]],
+        row["message_id"],
+        _DELIVERY_STATUS[row["status"]],
+        row["attempts"],
+        row["created_at"],
+        row["event_id"],
+        _EVENT_TYPE[row["event_type"]],
+        row["event_created_at"],
+        row["data"],
+        row["headers"],
+    )
 
 
 async def log_attempt(
@@ -305,13 +341,13 @@ async def log_attempt(
     *,
     delivery_id: int,
     url: str,
-    trigger: str,
+    trigger: AttemptTrigger,
     status_code: int | None,
     duration_ms: int,
     response_excerpt: str | None,
     error: str | None,
     sent_at: datetime,
-    new_status: str | None,
+    new_status: DeliveryStatus | None,
     next_attempt_at: datetime | None = None,
 ) -> int:
     """Log one POST and move its delivery: `new_status` None keeps the status; a delivered
@@ -370,7 +406,9 @@ async def resend_deliveries(conn: Connection, event_id: int) -> list[ResendTarge
     return [ResendTarget(r["id"], r["inserted"]) for r in rows]
 
 
-async def temporary_delivery(conn: Connection, event_id: int, url: str, version: str) -> int:
+async def temporary_delivery(
+    conn: Connection, event_id: int, url: str, version: WebhookVersion
+) -> int:
     """A resend to a URL given in the request: logged, never retried, never persisted as config."""
     delivery_id: int = await conn.fetchval(
         """
@@ -429,7 +467,7 @@ async def event_of_account(conn: Connection, account_id: int, event_id: int) -> 
     return found
 
 
-async def event_endpoint_version(conn: Connection, event_id: int) -> str:
+async def event_endpoint_version(conn: Connection, event_id: int) -> WebhookVersion:
     """The version a temporary URL gets: that of the first endpoint of the type, else v1."""
     version: str | None = await conn.fetchval(
         "SELECT we.version FROM events e JOIN webhook_endpoints we "
@@ -437,7 +475,7 @@ async def event_endpoint_version(conn: Connection, event_id: int) -> str:
         "WHERE e.id = $1 ORDER BY we.id LIMIT 1",
         event_id,
     )
-    return version or "v1"
+    return _VERSION[version] if version else WebhookVersion.V1
 
 
 _EVENTS_FILTER = """
@@ -483,4 +521,13 @@ async def list_events(
         limit,
         offset,
     )
-    return [EventRow(**r) for r in rows], total
+    return [
+        EventRow(
+            r["id"],
+            _EVENT_TYPE[r["type"]],
+            r["created_at"],
+            r["transaction_id"],
+            r["delivery_state"],
+        )
+        for r in rows
+    ], total

@@ -208,7 +208,14 @@ class NightLimitExceeded(PixgateError):
     user_message = "The nighttime limit (20:00 to 06:00) has been reached."
 
 
-class InvalidAmount(PixgateError):
+class InvalidAmount(PixgateError, ValueError):
+    """Not a finite amount with at most two decimal places, or shares that do not fit.
+
+    `domain.money` raises it with the reason (`str(exc)`); callers that answer with another
+    code or a field error (`ValidationFailed`) catch it, and a pydantic validator turns it
+    into a validation error like any `ValueError`. Uncaught, it answers PIX_INVALID_AMOUNT.
+    """
+
     code, status = "PIX_INVALID_AMOUNT", 400
     user_message = "The amount must be at least 0.01 with at most 2 decimal places."
 

@@ -1,4 +1,5 @@
-"""Stored values of transactions and the labels the transaction lists display (2.6).
+"""Stored values of transactions (and an account's split frequency) and the labels the
+transaction lists display (2.6).
 
 The database keeps the stable English codes; the lists show the spec's labels. Keeping the
 two apart lets a label change without a migration, and filters take the stored values.
@@ -49,6 +50,17 @@ class ChargeStatus(StrEnum):
     CONCLUIDA = "CONCLUIDA"
     REMOVIDA_PELO_USUARIO_RECEBEDOR = "REMOVIDA_PELO_USUARIO_RECEBEDOR"
     REMOVIDA_PELO_PSP = "REMOVIDA_PELO_PSP"
+
+
+class SplitFrequency(StrEnum):
+    """`accounts.split_frequency`: when the splits of the account's charges are paid out."""
+
+    IMMEDIATE = "immediate"
+    """In the transaction of the payment itself."""
+    HOURLY = "hourly"
+    """At the next hour boundary (the gateway's time zone)."""
+    DAILY = "daily"
+    """At the next midnight (the gateway's time zone)."""
 
 
 STATUS_LABELS: Final[dict[str, str]] = {

@@ -13,15 +13,14 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Literal
 
+# one class for every bad amount: re-exported, so the callers of to_cents catch it from here
+from pixgate.domain.errors import InvalidAmount as InvalidAmount
+
 CENT = Decimal("0.01")
 MAX_CENTS = 2**63 - 1
 """Amounts are stored as PostgreSQL `bigint` cents; anything larger cannot be kept."""
 
 SplitType = Literal["FIXED", "PERCENTAGE"]
-
-
-class InvalidAmount(ValueError):
-    """Not a finite amount with at most two decimal places, or shares that do not fit."""
 
 
 def to_cents(value: Decimal | int | float | str) -> int:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
+from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,17 +28,44 @@ from pixgate.domain.labels import MOVEMENT_TYPES
 from pixgate.domain.masking import mask_document
 from pixgate.domain.money import format_amount, to_number
 
-EVENT_TYPES = (
-    "cash_in",
-    "cash_out",
-    "refund_in",
-    "refund_out",
-    "med_created",
-    "med_accepted",
-    "med_rejected",
-)
-VERSIONS = ("v1", "v2")
-V2_EVENT_TYPES = ("cash_in", "cash_out", "refund_in", "refund_out")
+
+class EventType(StrEnum):
+    """`events.type` and `webhook_endpoints.event_type`: what an event reports."""
+
+    CASH_IN = "cash_in"
+    CASH_OUT = "cash_out"
+    REFUND_IN = "refund_in"
+    REFUND_OUT = "refund_out"
+    MED_CREATED = "med_created"
+    MED_ACCEPTED = "med_accepted"
+    MED_REJECTED = "med_rejected"
+
+
+class WebhookVersion(StrEnum):
+    """`webhook_endpoints.version` and `webhook_deliveries.version`: the payload's shape."""
+
+    V1 = "v1"
+    V2 = "v2"
+
+
+class DeliveryStatus(StrEnum):
+    """`webhook_deliveries.status`: `pending` until a 2xx (`delivered`) or given up (`failed`)."""
+
+    PENDING = "pending"
+    DELIVERED = "delivered"
+    FAILED = "failed"
+
+
+class AttemptTrigger(StrEnum):
+    """`webhook_attempts.trigger`: what made the POST."""
+
+    DELIVERY = "delivery"
+    RESEND = "resend"
+
+
+EVENT_TYPES: tuple[EventType, ...] = tuple(EventType)
+VERSIONS: tuple[WebhookVersion, ...] = tuple(WebhookVersion)
+V2_EVENT_TYPES = (EventType.CASH_IN, EventType.CASH_OUT, EventType.REFUND_IN, EventType.REFUND_OUT)
 """6.2 defines TRANSFER, RECEIVE and REFUND only; MED events have no v2 shape."""
 
 MAX_HEADERS = 5
@@ -62,34 +90,34 @@ BLOCKED_HEADER_NAMES = frozenset(
 )
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
-V1_EVENT_NAMES = {
-    "cash_in": "CashIn",
-    "cash_out": "CashOut",
-    "refund_in": "RefundIn",
-    "refund_out": "RefundOut",
-    "med_created": "MedCreated",
-    "med_accepted": "MedAccepted",
-    "med_rejected": "MedRejected",
+V1_EVENT_NAMES: dict[str, str] = {
+    EventType.CASH_IN: "CashIn",
+    EventType.CASH_OUT: "CashOut",
+    EventType.REFUND_IN: "RefundIn",
+    EventType.REFUND_OUT: "RefundOut",
+    EventType.MED_CREATED: "MedCreated",
+    EventType.MED_ACCEPTED: "MedAccepted",
+    EventType.MED_REJECTED: "MedRejected",
 }
 
 
 # --- configuration -----------------------------------------------------------------------
 
 
-def check_event_type(event_type: str) -> str:
+def check_event_type(event_type: str) -> EventType:
     if event_type not in EVENT_TYPES:
         raise InvalidWebhookConfig(
             f"eventType must be one of {', '.join(EVENT_TYPES)}; got {event_type!r}"
         )
-    return event_type
+    return EventType(event_type)
 
 
-def check_version(version: str, event_type: str) -> str:
+def check_version(version: str, event_type: str) -> WebhookVersion:
     if version not in VERSIONS:
         raise InvalidWebhookConfig(f"version must be v1 or v2; got {version!r}")
-    if version == "v2" and event_type not in V2_EVENT_TYPES:
+    if version == WebhookVersion.V2 and event_type not in V2_EVENT_TYPES:
         raise InvalidWebhookConfig(f"version v2 has no payload for {event_type}; use v1")
-    return version
+    return WebhookVersion(version)
 
 
 def is_header_name(name: str) -> bool:
@@ -319,7 +347,7 @@ class EventFacts:
 
 def render(event: EventFacts, version: str) -> dict[str, Any]:
     """The body POSTed to a URL of `version` for this event."""
-    if version == "v2":
+    if version == WebhookVersion.V2:
         return _render_v2(event)
     return _render_v1(event)
 
@@ -388,8 +416,11 @@ def _payment(cents: int) -> dict[str, str]:
 
 
 def _txid(row: dict[str, Any], extra: dict[str, Any]) -> str | None:
+    # `txId` is the v2 field name, which producers pass in the event's `extra`
+    # (services.charges); `transactions.details` spells it `txid`, and no code has ever written
+    # `details.txId`, so the row is read in that one spelling.
     details = row.get("details") or {}
-    txid = extra.get("txId") or details.get("txid") or details.get("txId")
+    txid = extra.get("txId") or details.get("txid")
     return str(txid) if txid else None
 
 
@@ -411,7 +442,7 @@ def _render_v2(event: EventFacts) -> dict[str, Any]:
     extra: dict[str, Any] = event.data.get("extra") or {}
     counterpart = _counterpart(row)
     amount = int(row.get("amount") or 0)
-    if event.type == "cash_out":
+    if event.type == EventType.CASH_OUT:
         data = _with_error(
             {
                 "id": row.get("id"),
@@ -433,7 +464,7 @@ def _render_v2(event: EventFacts) -> dict[str, Any]:
             "LIQUIDATED",
         )
         return {"type": "TRANSFER", "data": data}
-    if event.type == "cash_in":
+    if event.type == EventType.CASH_IN:
         data = _with_error(
             {
                 "id": row.get("id"),
@@ -447,7 +478,7 @@ def _render_v2(event: EventFacts) -> dict[str, Any]:
             "LIQUIDATED",
         )
         return {"type": "RECEIVE", "data": data}
-    if event.type in ("refund_in", "refund_out"):
+    if event.type in (EventType.REFUND_IN, EventType.REFUND_OUT):
         original: dict[str, Any] = event.data.get("parent") or row
         refund_ok = row.get("status") == "CONFIRMED"
         data = _with_error(
@@ -466,7 +497,7 @@ def _render_v2(event: EventFacts) -> dict[str, Any]:
                     }
                 ],
                 "endToEndId": original.get("end_to_end_id"),
-                "creditDebitType": "DEBIT" if event.type == "refund_in" else "CREDIT",
+                "creditDebitType": "DEBIT" if event.type == EventType.REFUND_IN else "CREDIT",
             },
             row,
             "REFUNDED",

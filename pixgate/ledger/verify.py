@@ -6,50 +6,24 @@ outgoing volume the amounts of the outgoing payments not in ERROR.
 
 from __future__ import annotations
 
+from pixgate.db import ledger_checks
 from pixgate.db.pool import Connection
 
 
 async def problems(conn: Connection) -> list[str]:
     """Every way the books can be wrong; an empty list means they balance."""
-    found: list[str] = []
-    for row in await conn.fetch(
-        "SELECT entry_id, sum(amount) AS total FROM ledger_postings "
-        "GROUP BY entry_id HAVING sum(amount) <> 0"
-    ):
-        found.append(f"entry {row['entry_id']} does not balance (sum {row['total']})")
-    for row in await conn.fetch(
-        """
-        SELECT a.id, a.available, a.blocked,
-               coalesce(sum(p.amount) FILTER (WHERE p.book = 'available'), 0) AS j_available,
-               coalesce(sum(p.amount) FILTER (WHERE p.book = 'blocked'), 0) AS j_blocked
-        FROM accounts a LEFT JOIN ledger_postings p ON p.account_id = a.id
-        GROUP BY a.id
-        HAVING a.available <> coalesce(sum(p.amount) FILTER (WHERE p.book = 'available'), 0)
-            OR a.blocked <> coalesce(sum(p.amount) FILTER (WHERE p.book = 'blocked'), 0)
-            OR a.available < 0 OR a.blocked < 0
-        """
-    ):
-        found.append(
-            f"account {row['id']}: available {row['available']} (journal {row['j_available']}), "
-            f"blocked {row['blocked']} (journal {row['j_blocked']})"
-        )
-    for row in await conn.fetch(
-        """
-        WITH sent AS (
-            SELECT account_id,
-                   limit_bucket(created_at) AS bucket,
-                   sum(amount) AS used
-            FROM transactions
-            WHERE operation = 'WITHDRAW' AND status <> 'ERROR'
-            GROUP BY 1, 2
-        )
-        SELECT account_id, bucket, coalesce(s.used, 0) AS sent, coalesce(u.used, 0) AS counted
-        FROM sent s FULL JOIN limit_usage u USING (account_id, bucket)
-        WHERE coalesce(s.used, 0) <> coalesce(u.used, 0)
-        """
-    ):
-        found.append(
-            f"account {row['account_id']}: limit usage at {row['bucket']} counts "
-            f"{row['counted']}, payments sent {row['sent']}"
-        )
+    found = [
+        f"entry {e.entry_id} does not balance (sum {e.total})"
+        for e in await ledger_checks.unbalanced_entries(conn)
+    ]
+    found.extend(
+        f"account {m.account_id}: available {m.available} (journal {m.journal_available}), "
+        f"blocked {m.blocked} (journal {m.journal_blocked})"
+        for m in await ledger_checks.balance_mismatches(conn)
+    )
+    found.extend(
+        f"account {u.account_id}: limit usage at {u.bucket} counts "
+        f"{u.counted}, payments sent {u.sent}"
+        for u in await ledger_checks.usage_mismatches(conn)
+    )
     return found

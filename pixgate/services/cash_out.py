@@ -18,7 +18,6 @@ from pixgate.domain.errors import (
     ValidationFailed,
 )
 from pixgate.domain.labels import TransactionKind
-from pixgate.domain.money import InvalidAmount as BadAmount
 from pixgate.domain.money import to_cents
 from pixgate.domain.pix_keys import KeyType, is_valid_cash_out_key, normalize_key
 from pixgate.runtime import Runtime
@@ -42,7 +41,7 @@ def amount_of(value: Decimal) -> int:
     """Cents of a payment value: at least 0.01 with at most 2 decimals, else PIX_INVALID_AMOUNT."""
     try:
         amount = to_cents(value)
-    except BadAmount as exc:
+    except InvalidAmount as exc:  # to_cents's reason, under this route's field name
         raise InvalidAmount(f"value: {exc}") from exc
     if amount < 1:
         raise InvalidAmount("value must be at least 0.01")

@@ -39,6 +39,7 @@ from pixgate.domain.errors import (
 from pixgate.domain.ids import new_end_to_end_id
 from pixgate.domain.labels import TransactionKind, TransactionStatus
 from pixgate.domain.pix_keys import detect_key_type, normalize_key
+from pixgate.domain.webhooks import EventType
 from pixgate.ledger import journal
 from pixgate.runtime import Runtime
 from pixgate.services import charges, events, external_ids, fees, limits
@@ -149,7 +150,9 @@ async def _pay_our_charge(
             )
         await journal.hold(conn, account_id, amount + fee, transaction_id=row.id)
         await journal.post_hold(conn, account_id, amount, fee, transaction_id=row.id)
-        await events.record(conn, account_id=account_id, type="cash_out", transaction_id=row.id)
+        await events.record(
+            conn, account_id=account_id, type=EventType.CASH_OUT, transaction_id=row.id
+        )
     return CashOut(
         transaction_id=row.transaction_id,
         external_id=order.external_id,

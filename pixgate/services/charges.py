@@ -32,6 +32,7 @@ from pixgate.domain.errors import ChargeNotFound, ChargeNotPayable, NotFound, Va
 from pixgate.domain.ids import new_end_to_end_id
 from pixgate.domain.labels import ChargeStatus, TransactionKind
 from pixgate.domain.money import InvalidAmount, to_cents
+from pixgate.domain.webhooks import EventType
 from pixgate.ledger import journal
 from pixgate.provider.sandbox import synthetic_holder
 from pixgate.runtime import Runtime
@@ -173,7 +174,7 @@ async def _credit(conn: Connection, payment: Transaction, *, extra: dict[str, An
     await events.record(
         conn,
         account_id=payment.account_id,
-        type="cash_in",
+        type=EventType.CASH_IN,
         transaction_id=payment.id,
         extra=extra,
     )

@@ -36,6 +36,7 @@ from pixgate.domain.errors import (
 from pixgate.domain.ids import new_end_to_end_id
 from pixgate.domain.labels import TransactionKind, TransactionStatus
 from pixgate.domain.pix_keys import dict_key_type, normalize_key
+from pixgate.domain.webhooks import EventType
 from pixgate.provider.base import PaymentOrder
 from pixgate.runtime import Runtime
 from pixgate.services import events, fees, outgoing
@@ -141,7 +142,9 @@ async def create(
             assert again is not None, "a conflicting key is visible once its insert committed"
             return _replay(again, order, pix_key)
         if mismatch:
-            await events.record(conn, account_id=account_id, type="cash_out", transaction_id=row.id)
+            await events.record(
+                conn, account_id=account_id, type=EventType.CASH_OUT, transaction_id=row.id
+            )
         else:
             await _hold_and_queue(rt, conn, account_id, row, now)
     log.info("dict_transfer.created", transaction_id=row.id, status=row.status)

@@ -16,26 +16,24 @@ from typing import Any
 
 from pixgate.db import webhooks as webhook_rows
 from pixgate.db.pool import Connection
-from pixgate.domain.webhooks import EVENT_TYPES
+from pixgate.domain.webhooks import EVENT_TYPES, EventType
 
-__all__ = ["EVENT_TYPES", "record"]
+__all__ = ["EVENT_TYPES", "EventType", "record"]
 
 
 async def record(
     conn: Connection,
     *,
     account_id: int,
-    type: str,
+    type: EventType,
     transaction_id: int | None,
     extra: dict[str, Any] | None = None,
 ) -> int:
     """Write the event and its deliveries in `conn`'s transaction; returns the event id."""
-    if type not in EVENT_TYPES:
-        raise ValueError(f"unknown event type {type}")
     return await webhook_rows.record_event(
         conn,
         account_id=account_id,
-        event_type=type,
+        event_type=EventType(type),  # a ValueError for a string that names no event type
         transaction_id=transaction_id,
         extra=extra or {},
     )

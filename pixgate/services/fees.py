@@ -10,6 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from pixgate.db import accounts as account_rows
 from pixgate.db.pool import Connection
 from pixgate.domain.money import fee_for, to_cents
 from pixgate.settings import Settings
@@ -19,8 +20,7 @@ async def for_operation(
     settings: Settings, conn: Connection, account_id: int, operation: str, amount: int
 ) -> int:
     """The fee in cents of `operation` for `amount` cents."""
-    configured = await conn.fetchval("SELECT fees FROM accounts WHERE id = $1", account_id)
-    return of(settings, configured or {}, operation, amount)
+    return of(settings, await account_rows.fees_of(conn, account_id), operation, amount)
 
 
 def of(settings: Settings, account_fees: dict[str, Any], operation: str, amount: int) -> int:

@@ -28,6 +28,7 @@ from pixgate.domain.med import (
     requesting_ispb,
     wire,
 )
+from pixgate.domain.webhooks import EventType
 from pixgate.runtime import Runtime
 from pixgate.services import events, refunds
 
@@ -76,7 +77,7 @@ async def _open(rt: Runtime, account_id: int, req: CaseRequest) -> MedCase:
             raise Conflict("this PIX already has a MED case under analysis")
         if received is not None:
             await med_rows.take_in(conn, case_id, now)
-        return await _recorded(conn, account_id, case_id, "med_created")
+        return await _recorded(conn, account_id, case_id, EventType.MED_CREATED)
 
 
 async def _cancel(rt: Runtime, account_id: int, end_to_end_id: str) -> MedCase:
@@ -129,7 +130,9 @@ async def analyse(
             )
             if refund_id is not None:
                 await med_rows.set_refund(conn, case_id, refund_id)
-        event = "med_accepted" if result is AnalysisResult.APPROVED else "med_rejected"
+        event = (
+            EventType.MED_ACCEPTED if result is AnalysisResult.APPROVED else EventType.MED_REJECTED
+        )
         return await _recorded(conn, account_id, case_id, event)
 
 
@@ -140,7 +143,7 @@ async def _get(conn: Connection, account_id: int, case_id: int) -> MedCase:
     return case
 
 
-async def _recorded(conn: Connection, account_id: int, case_id: int, event: str) -> MedCase:
+async def _recorded(conn: Connection, account_id: int, case_id: int, event: EventType) -> MedCase:
     """The case as it now is, and its event carrying that state."""
     case = await _get(conn, account_id, case_id)
     await events.record(

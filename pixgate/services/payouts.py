@@ -19,6 +19,7 @@ from pixgate.db import payments
 from pixgate.db.transactions import Transaction
 from pixgate.domain.labels import OperationType, TransactionStatus
 from pixgate.domain.refunds import RETURN_KINDS
+from pixgate.domain.webhooks import EventType
 from pixgate.provider.base import PaymentOrder, PaymentResult, SettlingBank
 from pixgate.runtime import Runtime
 from pixgate.services import dict_transfer, refunds
@@ -102,12 +103,12 @@ class SettlementHooks:
     expiry_failure: Callable[[Transaction, datetime], tuple[str, str] | None] = _never_expires
     send: Callable[[SettlingBank, Transaction, datetime], Awaitable[PaymentResult]] | None = None
     """How the bank is asked, when it is not `pay(payment_order(...))` (a refund's return)."""
-    event_type: str = "cash_out"
+    event_type: EventType = EventType.CASH_OUT
     """The event the settlement writes."""
 
 
 DEFAULT_HOOKS = SettlementHooks()
-REFUND_HOOKS = SettlementHooks(send=refunds.send_return, event_type="refund_in")
+REFUND_HOOKS = SettlementHooks(send=refunds.send_return, event_type=EventType.REFUND_IN)
 HOOKS: dict[str, SettlementHooks] = {
     dict_transfer.KIND: SettlementHooks(
         payment_order=dict_transfer.payment_order, expiry_failure=dict_transfer.expiry_failure

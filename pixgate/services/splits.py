@@ -24,15 +24,17 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from pixgate.db import accounts as account_rows
 from pixgate.db import charges as charge_rows
 from pixgate.db import jobs, payments
 from pixgate.db.charges import Charge, Split
 from pixgate.db.pool import Connection
 from pixgate.db.transactions import Transaction
 from pixgate.domain.errors import InsufficientBalance
-from pixgate.domain.labels import TransactionKind
+from pixgate.domain.labels import SplitFrequency, TransactionKind
 from pixgate.domain.money import allocate_splits
 from pixgate.domain.pix_keys import normalize_key
+from pixgate.domain.webhooks import EventType
 from pixgate.runtime import Runtime
 from pixgate.services import events, outgoing
 from pixgate.settings import Settings
@@ -40,13 +42,13 @@ from pixgate.settings import Settings
 KIND = TransactionKind.SPLIT_PAYOUT
 
 
-def next_run(frequency: str, now: datetime, timezone: str) -> datetime | None:
+def next_run(frequency: SplitFrequency, now: datetime, timezone: str) -> datetime | None:
     """When deferred splits of an account are paid: None for `immediate`, else the start
     of the next local hour or day."""
     local = now.astimezone(ZoneInfo(timezone))
-    if frequency == "hourly":
+    if frequency == SplitFrequency.HOURLY:
         start = local.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
-    elif frequency == "daily":
+    elif frequency == SplitFrequency.DAILY:
         start = local.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
     else:
         return None
@@ -70,9 +72,7 @@ async def on_payment(
         payment.amount,
         [(r.split_type, Decimal(r.value)) for r in rows],
     )
-    frequency: str = await conn.fetchval(
-        "SELECT split_frequency FROM accounts WHERE id = $1", account_id
-    )
+    frequency = await account_rows.split_frequency_of(conn, account_id)
     later = next_run(frequency, now, settings.timezone)
     due: list[datetime | None] = [
         None if share == 0 else (now if row.immediate or later is None else later)
@@ -171,4 +171,6 @@ async def _pay_out(
             error_message="available balance is less than amount + fee",
             at=now,
         )
-        await events.record(conn, account_id=account_id, type="cash_out", transaction_id=payout.id)
+        await events.record(
+            conn, account_id=account_id, type=EventType.CASH_OUT, transaction_id=payout.id
+        )

@@ -34,29 +34,29 @@ async def add(
     event_type: str,
     url: str,
     headers: Sequence[tuple[str, str]] = (),
-    version: str = "v1",
+    version: str = rules.WebhookVersion.V1,
 ) -> AddedEndpoint:
     """Register a URL for an event type (4.9); the same URL again updates headers and version."""
-    rules.check_event_type(event_type)
-    rules.check_version(version, event_type)
+    event = rules.check_event_type(event_type)
+    payload_version = rules.check_version(version, event_type)
     clean_headers = rules.check_headers(headers)
     await check_url(rt, url)
     async with rt.db.begin() as conn:
         if not await rows.lock_account(conn, account_id):
             raise NotFound(f"account {account_id} not found")
-        existing = await rows.find_endpoint(conn, account_id, event_type, url)
+        existing = await rows.find_endpoint(conn, account_id, event, url)
         if existing is not None and existing.is_active:
-            updated = await rows.update_endpoint(conn, existing.id, clean_headers, version)
+            updated = await rows.update_endpoint(conn, existing.id, clean_headers, payload_version)
             return AddedEndpoint(updated, created=False)
-        if await rows.count_active(conn, account_id, event_type) >= rules.MAX_ACTIVE_PER_EVENT:
+        if await rows.count_active(conn, account_id, event) >= rules.MAX_ACTIVE_PER_EVENT:
             raise WebhookLimitReached(
                 f"{event_type} already has {rules.MAX_ACTIVE_PER_EVENT} active URLs"
             )
         if existing is not None:  # deactivated before: active again, with these headers
-            added = await rows.update_endpoint(conn, existing.id, clean_headers, version)
+            added = await rows.update_endpoint(conn, existing.id, clean_headers, payload_version)
         else:
             added = await rows.insert_endpoint(
-                conn, account_id, event_type, url, clean_headers, version
+                conn, account_id, event, url, clean_headers, payload_version
             )
     return AddedEndpoint(added, created=True)
 

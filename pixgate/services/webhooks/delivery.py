@@ -19,6 +19,7 @@ import structlog
 from pixgate.db import webhooks as rows
 from pixgate.db.pool import Connection
 from pixgate.domain import webhooks as rules
+from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks.config import _signing_secrets
 from pixgate.services.webhooks.transport import Attempt, post
@@ -51,7 +52,7 @@ async def deliver(rt: Runtime, delivery_id: int) -> float | None:
     seven with BEGIN and COMMIT around them, on the path of every webhook."""
     async with rt.db.connection() as conn:
         row = await rows.load_delivery(conn, delivery_id)
-        if row is None or row.status != "pending":
+        if row is None or row.status is not DeliveryStatus.PENDING:
             return None
         secrets = await _signing_secrets(conn, row.account_id)
     attempt = await _post_delivery(rt, row, secrets)
@@ -59,11 +60,11 @@ async def deliver(rt: Runtime, delivery_id: int) -> float | None:
     delay: float | None = None
     next_at: datetime | None = None
     if attempt.ok:
-        status = "delivered"
+        status = DeliveryStatus.DELIVERED
     elif rules.gives_up(row.created_at, now):
-        status = "failed"
+        status = DeliveryStatus.FAILED
     else:
-        status = "pending"
+        status = DeliveryStatus.PENDING
         delay = rules.next_delay(
             row.attempts + 1,
             random.random(),
@@ -72,7 +73,7 @@ async def deliver(rt: Runtime, delivery_id: int) -> float | None:
         )
         next_at = now + timedelta(seconds=delay)
     async with rt.db.connection() as conn:
-        await _log(conn, row.id, row.url, attempt, "delivery", status, next_at)
+        await _log(conn, row.id, row.url, attempt, AttemptTrigger.DELIVERY, status, next_at)
     # every attempt is in webhook_attempts; the log line (a JSON render and a write each)
     # is for the ones that did not arrive, like the access log's (docs/performance.md,
     # "A quiet access log")
@@ -93,8 +94,8 @@ async def _log(
     delivery_id: int,
     url: str,
     attempt: Attempt,
-    trigger: str,
-    status: str | None,
+    trigger: AttemptTrigger,
+    status: DeliveryStatus | None,
     next_at: datetime | None = None,
 ) -> int:
     return await rows.log_attempt(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pixgate.db import webhook_log
+from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus, WebhookVersion
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks.events import EventSummary, list_events
 
@@ -20,8 +21,7 @@ class AttemptEntry:
     id: int
     sent_at: datetime
     url: str
-    trigger: str
-    """`delivery` (automatic) or `resend`."""
+    trigger: AttemptTrigger
     status_code: int | None
     duration_ms: int
     error: str | None
@@ -31,10 +31,10 @@ class AttemptEntry:
 class DeliveryEntry:
     id: int
     url: str
-    version: str
+    version: WebhookVersion
     temporary: bool
     """A resend to a URL given with it, not a configured one."""
-    status: str
+    status: DeliveryStatus
     next_attempt_at: datetime | None
     attempts: tuple[AttemptEntry, ...]
 
@@ -72,31 +72,31 @@ async def delivery_log(
     )
     async with rt.db.connection() as conn:
         deliveries = await webhook_log.deliveries_of(conn, account_id, [e.id for e in found.items])
-        attempts = await webhook_log.attempts_of(conn, account_id, [d["id"] for d in deliveries])
+        attempts = await webhook_log.attempts_of(conn, account_id, [d.id for d in deliveries])
     by_delivery: dict[int, list[AttemptEntry]] = {}
     for a in attempts:
-        by_delivery.setdefault(a["delivery_id"], []).append(
+        by_delivery.setdefault(a.delivery_id, []).append(
             AttemptEntry(
-                a["id"],
-                a["sent_at"],
-                a["url"],
-                a["trigger"],
-                a["status_code"],
-                a["duration_ms"],
-                a["error"],
+                a.id,
+                a.sent_at,
+                a.url,
+                a.trigger,
+                a.status_code,
+                a.duration_ms,
+                a.error,
             )
         )
     by_event: dict[int, list[DeliveryEntry]] = {}
     for d in deliveries:
-        by_event.setdefault(d["event_id"], []).append(
+        by_event.setdefault(d.event_id, []).append(
             DeliveryEntry(
-                d["id"],
-                d["url"],
-                d["version"],
-                d["temporary"],
-                d["status"],
-                d["next_attempt_at"] if d["status"] == "pending" else None,
-                tuple(by_delivery.get(d["id"], ())),
+                d.id,
+                d.url,
+                d.version,
+                d.temporary,
+                d.status,
+                d.next_attempt_at if d.status is DeliveryStatus.PENDING else None,
+                tuple(by_delivery.get(d.id, ())),
             )
         )
     events = [EventEntry(e, tuple(by_event.get(e.id, ()))) for e in found.items]

@@ -16,6 +16,7 @@ from pixgate.db import webhooks as rows
 from pixgate.db.pool import Connection
 from pixgate.domain import webhooks as rules
 from pixgate.domain.errors import NotFound, NoWebhookDestination, ValidationFailed
+from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks.config import _signing_secrets
 from pixgate.services.webhooks.delivery import _log, _post_delivery
@@ -97,7 +98,13 @@ async def resend(rt: Runtime, account_id: int, identifier: str, url: str | None)
     log_ids: list[int] = []
     async with rt.db.begin() as conn:
         for (_, fresh), row, attempt in zip(targets, deliveries, attempts, strict=True):
-            status = "delivered" if attempt.ok else ("failed" if fresh else None)
-            log_ids.append(await _log(conn, row.id, row.url, attempt, "resend", status))
+            status: DeliveryStatus | None = (
+                DeliveryStatus.DELIVERED
+                if attempt.ok
+                else (DeliveryStatus.FAILED if fresh else None)
+            )
+            log_ids.append(
+                await _log(conn, row.id, row.url, attempt, AttemptTrigger.RESEND, status)
+            )
     first = attempts[0]
     return ResendResult(log_ids[0], first.status_code, first.sent_at, _resend_message(first))
