@@ -134,7 +134,16 @@ def accounts_create(
 
     created = run(lambda rt: accounts.create(rt, name=name, document=document, balance=balance))
     if as_json:
-        emit_json(created.as_json())
+        emit_json(
+            {
+                "accountId": created.account_id,
+                "clientId": created.client_id,
+                "clientSecret": created.client_secret,
+                "certificatePem": created.certificate_pem,
+                "privateKeyPem": created.private_key_pem,
+                "certificateFingerprint": created.certificate_fingerprint,
+            }
+        )
         return
     console.print(f"[bold]account[/bold] {created.account_id}")
     console.print(f"clientId      {created.client_id}")

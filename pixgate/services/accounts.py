@@ -37,16 +37,6 @@ class NewAccount:
     private_key_pem: str
     certificate_fingerprint: str
 
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "accountId": self.account_id,
-            "clientId": self.client_id,
-            "clientSecret": self.client_secret,
-            "certificatePem": self.certificate_pem,
-            "privateKeyPem": self.private_key_pem,
-            "certificateFingerprint": self.certificate_fingerprint,
-        }
-
 
 def hash_secret(key: bytes, secret: str) -> bytes:
     """Secrets are 32+ random characters, so a keyed SHA-256 is enough (no slow hash needed)."""

@@ -1,27 +1,22 @@
 """The account statement (4.6) and the transactions of one PIX key (4.7), shaped as 2.6.
 
 Dates are days of the gateway's time zone (Brasília by default): `startDate` from
-00:00, `endDate` through 23:59:59.999. `listed_item` is the one shaping of a stored
-row, so the lists, webhooks and any other view show the same labels and masking.
+00:00, `endDate` through 23:59:59.999. The service answers the stored rows of the page;
+the API shapes them (`api.schemas.transactions.ListedTransaction.from_row`), with the
+labels and masking of `domain/`.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from pixgate.db import transactions as rows
 from pixgate.db.transactions import Transaction
 from pixgate.domain.errors import ValidationFailed
-from pixgate.domain.labels import MOVEMENT_TYPES, OPERATION_LABELS, STATUS_LABELS
-from pixgate.domain.masking import mask_document
-from pixgate.domain.money import to_number
 from pixgate.domain.pix_keys import detect_key_type, normalize_key
 from pixgate.runtime import Runtime
-from pixgate.timestamps import iso
 
 MAX_RANGE_DAYS = 31
 PIX_KEY_MAX_RESULTS = 1000
@@ -43,23 +38,12 @@ class ListQuery:
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    items: list[dict[str, Any]]
+    rows: list[Transaction]
     page: int
     size: int
     total: int
     more: bool
     """A row exists past this page (fetched as one look-ahead row)."""
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        return {
-            "page": self.page,
-            "size": self.size,
-            "total": self.total,
-            "totalPages": math.ceil(self.total / self.size) if self.total else 0,
-            "hasNext": self.more,
-            "hasPrevious": self.page > 1,
-        }
 
 
 async def statement(rt: Runtime, account_id: int, query: ListQuery) -> Page:
@@ -111,41 +95,9 @@ def _page(
     room: int,
     more: bool | None = None,
 ) -> Page:
-    items = [listed_item(r) for r in found[:room]]
-    return Page(items, query.page, query.size, total, len(found) > room if more is None else more)
-
-
-def listed_item(row: Transaction) -> dict[str, Any]:
-    """A stored transaction as 2.6 shows it: labels, 2-decimal amounts, masked counterpart."""
-    operation = row.operation
-    movement = MOVEMENT_TYPES[operation]
-    amount, fee = row.amount, row.fee
-    counterpart = row.counterpart or {}
-    bank = counterpart.get("bank") or {}
-    return {
-        "transactionId": str(row.transaction_id),
-        "externalId": row.external_id,
-        "status": STATUS_LABELS[row.status],
-        "operationType": OPERATION_LABELS[operation],
-        "movementType": movement,
-        "originalAmount": to_number(amount),
-        "feeAmount": to_number(fee),
-        "finalAmount": to_number(amount - fee if movement == "CREDIT" else amount + fee),
-        "endToEndId": row.end_to_end_id,
-        "createdAt": iso(row.created_at),
-        "processedAt": iso(row.processed_at),
-        "counterpart": {
-            "name": counterpart.get("name"),
-            "document": mask_document(counterpart.get("document")),
-            "bank": {
-                "bankISPB": bank.get("bankISPB"),
-                "bankName": bank.get("bankName"),
-                "bankCode": bank.get("bankCode"),
-                "accountBranch": bank.get("accountBranch"),
-                "accountNumber": bank.get("accountNumber"),
-            },
-        },
-    }
+    return Page(
+        found[:room], query.page, query.size, total, len(found) > room if more is None else more
+    )
 
 
 def _window(rt: Runtime, query: ListQuery, *, default_days: int) -> tuple[datetime, datetime]:

@@ -14,13 +14,12 @@ from typing import Any
 from urllib.parse import parse_qs, unquote_plus
 
 import orjson
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Header, Request, Response
 from pydantic import ValidationError
 
 from pixgate.api import rate_limit
 from pixgate.api.deps import RuntimeDep
 from pixgate.api.errors import EnvelopeRoute, openapi_responses
-from pixgate.api.responses import JSONResponse
 from pixgate.api.schemas.auth import TokenRequest, TokenResponse
 from pixgate.domain import errors
 from pixgate.services import auth
@@ -99,22 +98,18 @@ _BODY_SCHEMA: dict[str, Any] = {
 async def issue_token(
     request: Request,
     rt: RuntimeDep,
+    response: Response,
     x_ssl_client_cert: str | None = Header(default=None, include_in_schema=False),
-) -> JSONResponse:
+) -> TokenResponse:
     cert = auth.read_certificate(x_ssl_client_cert)
     await rate_limit.enforce(
         request, rt, rate_limit.item(rt.settings.token_rate_limit), "token", cert.fingerprint
     )
     body = _credentials(request, await request.body())
     token = await auth.issue_token(rt, cert, uuid.UUID(body.clientId), body.clientSecret)
-    return JSONResponse(
-        {
-            "access_token": token.access_token,
-            "token_type": token.token_type,
-            "expires_in": token.expires_in,
-        },
-        status_code=201,
-        headers={"Cache-Control": "no-store"},
+    response.headers["Cache-Control"] = "no-store"
+    return TokenResponse(
+        access_token=token.access_token, token_type=token.token_type, expires_in=token.expires_in
     )
 
 

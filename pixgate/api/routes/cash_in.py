@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import io
-from typing import Any
 
 import segno
 from fastapi import APIRouter
@@ -46,7 +45,7 @@ def qr_code_image(pix_code: str) -> str:
 )
 async def create_cash_in(
     body: CashInRequest, rt: RuntimeDep, who: CurrentAccount, scenario: SandboxScenario
-) -> dict[str, Any]:
+) -> CashInResponse:
     tx = body.transaction
     created = await cash_in.create(
         rt,
@@ -74,13 +73,13 @@ async def create_cash_in(
         ),
         scenario=scenario,
     )
-    return {
-        "transactionId": str(created.transaction_id),
-        "correlationId": str(created.correlation_id),
-        "externalId": created.external_id,
-        "status": created.status,
-        "pixCode": created.pix_code,
-        "generateTime": iso(created.created_at),
-        "expirationDate": iso(created.expires_at),
-        "qrCodeImage": qr_code_image(created.pix_code) if tx.generateQrCode else None,
-    }
+    return CashInResponse(
+        transaction_id=str(created.transaction_id),
+        correlation_id=str(created.correlation_id),
+        external_id=created.external_id,
+        status=created.status,
+        pix_code=created.pix_code,
+        generate_time=iso(created.created_at) or "",
+        expiration_date=iso(created.expires_at) or "",
+        qr_code_image=qr_code_image(created.pix_code) if tx.generateQrCode else None,
+    )

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
 from pixgate.api.errors import EnvelopeRoute, openapi_responses
 from pixgate.api.schemas.cash_out import CashOutRequest, CashOutResponse
-from pixgate.api.schemas.common import iso
 from pixgate.domain import errors
 from pixgate.services import cash_out
 
@@ -36,7 +33,7 @@ router = APIRouter(route_class=EnvelopeRoute, tags=["cash-out"])
 )
 async def create_cash_out(
     body: CashOutRequest, rt: RuntimeDep, who: CurrentAccount, scenario: SandboxScenario
-) -> dict[str, Any]:
+) -> CashOutResponse:
     created = await cash_out.create(
         rt,
         who.account_id,
@@ -52,9 +49,4 @@ async def create_cash_out(
         ),
         scenario=scenario,
     )
-    return {
-        "transactionId": str(created.transaction_id),
-        "externalId": created.external_id,
-        "status": created.status,
-        "generateTime": iso(created.created_at),
-    }
+    return CashOutResponse.of(created)

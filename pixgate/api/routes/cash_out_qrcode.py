@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
 from pixgate.api.schemas.cash_out_qrcode import QrCashOutRequest, QrCashOutResponse
-from pixgate.api.schemas.common import iso
 from pixgate.api.schemas.errors import ApiError
 from pixgate.services import cash_out_qrcode
 
@@ -34,7 +31,7 @@ router = APIRouter(tags=["cash-out"])
 )
 async def create_qr_cash_out(
     body: QrCashOutRequest, rt: RuntimeDep, who: CurrentAccount, scenario: SandboxScenario
-) -> dict[str, Any]:
+) -> QrCashOutResponse:
     created = await cash_out_qrcode.create(
         rt,
         who.account_id,
@@ -48,9 +45,4 @@ async def create_qr_cash_out(
         ),
         scenario=scenario,
     )
-    return {
-        "transactionId": str(created.transaction_id),
-        "externalId": created.external_id,
-        "status": created.status,
-        "generateTime": iso(created.created_at),
-    }
+    return QrCashOutResponse.of(created)

@@ -32,6 +32,7 @@ from pixgate.api.deps import RuntimeDep
 from pixgate.api.errors import validation_messages
 from pixgate.api.routes.cash_in import qr_code_png
 from pixgate.api.schemas.cash_in import CashInPayer, CashInTransaction
+from pixgate.api.schemas.transactions import TransactionPage
 from pixgate.domain.errors import (
     DuplicateExternalId,
     InvalidCredentials,
@@ -168,7 +169,12 @@ async def overview(request: Request, rt: RuntimeDep, signed: SignedIn) -> Respon
         request,
         rt,
         "overview.html",
-        {"signed": signed, "account": account, "balance": balance, "recent": recent.items},
+        {
+            "signed": signed,
+            "account": account,
+            "balance": balance,
+            "recent": TransactionPage.of(recent).model_dump()["data"],
+        },
     )
 
 
@@ -228,7 +234,7 @@ async def transaction_list(request: Request, rt: RuntimeDep, signed: SignedIn) -
             "statuses": STATUSES,
             "operations": OPERATIONS,
             "problems": problems,
-            "result": result,
+            "result": None if result is None else TransactionPage.of(result).model_dump(),
             "kept": kept,
         },
         status=400 if problems else 200,

@@ -14,7 +14,6 @@ from fastapi import APIRouter, Depends, Header, Response
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
 from pixgate.api.errors import CentralBankRoute, Family, openapi_responses
-from pixgate.api.schemas.common import iso
 from pixgate.api.schemas.dict_transfer import (
     DictTransferRequest,
     DictTransferResponse,
@@ -22,16 +21,12 @@ from pixgate.api.schemas.dict_transfer import (
 )
 from pixgate.api.schemas.errors import SimpleError
 from pixgate.domain import errors
-from pixgate.domain.money import to_cents, to_number
+from pixgate.domain.money import to_cents
 from pixgate.services import dict_transfer
 
 router = APIRouter(
     route_class=CentralBankRoute, tags=["dict"], responses={401: {"model": SimpleError}}
 )
-
-TYPE_OF_STATUS = {"PENDING": "PENDING", "CONFIRMED": "COMPLETED", "ERROR": "ERROR"}
-"""2.8's `type` for each transaction status."""
-
 
 UUID_V4 = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
 _IDEMPOTENCY_HEADER: dict[str, Any] = {
@@ -83,7 +78,7 @@ async def create_transfer(
     who: CurrentAccount,
     key: Annotated[uuid.UUID, Depends(idempotency_key)],
     scenario: SandboxScenario,
-) -> dict[str, Any]:
+) -> DictTransferResponse:
     order = dict_transfer.TransferOrder(
         pix_key=body.pixKey,
         amount=to_cents(body.payment.amount),
@@ -99,10 +94,4 @@ async def create_transfer(
     )
     if transfer.replayed:
         response.headers["Idempotent-Replayed"] = "true"
-    return {
-        "endToEndId": transfer.end_to_end_id,
-        "eventDate": iso(transfer.processed_at or transfer.created_at),
-        "id": transfer.id,
-        "payment": {"amount": to_number(transfer.amount)},
-        "type": TYPE_OF_STATUS[transfer.status],
-    }
+    return DictTransferResponse.of(transfer)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Response
 
 from pixgate.api.deps import RuntimeDep
 from pixgate.api.errors import CentralBankRoute
 from pixgate.api.schemas.errors import SimpleError
+from pixgate.api.schemas.keys import JsonWebKeySet
 from pixgate.services import locations
 
 router = APIRouter(route_class=CentralBankRoute, tags=["locations"])
@@ -30,5 +29,5 @@ async def charge_at(token: str, rt: RuntimeDep) -> Response:
 
 
 @router.get("/.well-known/pix-jwks.json", summary="Keys that sign location payloads")
-async def location_keys(rt: RuntimeDep) -> dict[str, Any]:
-    return rt.location_signer.jwks()
+async def location_keys(rt: RuntimeDep) -> JsonWebKeySet:
+    return JsonWebKeySet.of(rt.location_signer.jwks())

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from pixgate.api.deps import RuntimeDep
 from pixgate.api.responses import JSONResponse
+from pixgate.api.schemas.common import ApiModel
+from pixgate.api.schemas.keys import JsonWebKeySet
 
 router = APIRouter(tags=["operations"])
 
@@ -21,7 +23,7 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-class Readiness(BaseModel):
+class Readiness(ApiModel):
     status: Literal["ready", "unavailable"]
     reason: str | None = Field(default=None, description="the error met reaching the database")
 
@@ -47,8 +49,8 @@ async def metrics() -> Response:
 
 
 @router.get("/.well-known/jwks.json", summary="Keys that verify access tokens")
-async def jwks(rt: RuntimeDep) -> dict[str, Any]:
-    return rt.signer.jwks()
+async def jwks(rt: RuntimeDep) -> JsonWebKeySet:
+    return JsonWebKeySet.of(rt.signer.jwks())
 
 
 @router.get("/docs", include_in_schema=False)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
-from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_CPF, example
+from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_CPF, ApiModel, example
 from pixgate.api.schemas.errors import ApiError
 from pixgate.services import sandbox
 
@@ -53,13 +53,20 @@ class DictKeyRequest(BaseModel):
     status: Literal["ACTIVE", "BLOCKED", "CLOSED"] = "ACTIVE"
 
 
+class RegisteredKey(ApiModel):
+    key: str
+    key_type: str
+    status: str
+
+
 @router.post(
     "/sandbox/dict/keys",
     status_code=201,
+    response_model=RegisteredKey,
     summary="Register a key in the sandbox DICT",
     responses={409: {"description": "The key is registered by another account."}},
 )
-async def register_key(body: DictKeyRequest, rt: RuntimeDep, who: CurrentAccount) -> dict[str, str]:
+async def register_key(body: DictKeyRequest, rt: RuntimeDep, who: CurrentAccount) -> RegisteredKey:
     holder = await sandbox.register_key(
         rt,
         who.account_id,
@@ -74,4 +81,4 @@ async def register_key(body: DictKeyRequest, rt: RuntimeDep, who: CurrentAccount
         account_number=body.accountNumber,
         status=body.status,
     )
-    return {"key": holder.key, "keyType": holder.key_type, "status": holder.status}
+    return RegisteredKey(key=holder.key, key_type=holder.key_type, status=holder.status)

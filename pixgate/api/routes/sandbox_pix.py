@@ -37,8 +37,10 @@ router = APIRouter(
 )
 
 
-def _received(received: charges.Received) -> dict[str, str]:
-    return {"transactionId": str(received.transaction_id), "endToEndId": received.end_to_end_id}
+def _received(received: charges.Received) -> Received:
+    return Received(
+        transaction_id=str(received.transaction_id), end_to_end_id=received.end_to_end_id
+    )
 
 
 def _payer(payer: SandboxPayer) -> charges.Payer:
@@ -52,7 +54,7 @@ def _payer(payer: SandboxPayer) -> charges.Payer:
     summary="Pay a cash-in charge or cob by its copy-and-paste code",
     responses={409: {"model": ApiError}, 422: {"model": ApiError}},
 )
-async def pay(body: SandboxPayRequest, rt: RuntimeDep, who: CurrentAccount) -> dict[str, str]:
+async def pay(body: SandboxPayRequest, rt: RuntimeDep, who: CurrentAccount) -> Received:
     received = await charges.sandbox_pay(rt, body.pixCode, _payer(body.payer), paid_at=body.paidAt)
     return _received(received)
 
@@ -63,9 +65,7 @@ async def pay(body: SandboxPayRequest, rt: RuntimeDep, who: CurrentAccount) -> d
     response_model=Received,
     summary="Receive a PIX without a charge",
 )
-async def incoming(
-    body: SandboxIncomingRequest, rt: RuntimeDep, who: CurrentAccount
-) -> dict[str, str]:
+async def incoming(body: SandboxIncomingRequest, rt: RuntimeDep, who: CurrentAccount) -> Received:
     received = await charges.sandbox_incoming(
         rt, who.account_id, body.value, _payer(body.payer), paid_at=body.paidAt
     )

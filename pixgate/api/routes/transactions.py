@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
@@ -33,7 +33,7 @@ async def list_transactions(
     endDate: Day = None,
     externalId: str | None = None,
     endToEndId: str | None = None,
-) -> dict[str, Any]:
+) -> TransactionPage:
     result = await transactions.statement(
         rt,
         who.account_id,
@@ -41,7 +41,7 @@ async def list_transactions(
             page, size, status, type, startDate, endDate, externalId, endToEndId
         ),
     )
-    return {"data": result.items, "metadata": result.metadata}
+    return TransactionPage.of(result)
 
 
 @router.get(
@@ -59,11 +59,11 @@ async def list_by_pix_key(
     type: Operation | None = None,
     startDate: Day = None,
     endDate: Day = None,
-) -> dict[str, Any]:
+) -> TransactionPage:
     result = await transactions.by_pix_key(
         rt,
         who.account_id,
         pixKey,
         transactions.ListQuery(page, size, status, type, startDate, endDate),
     )
-    return {"data": result.items, "metadata": result.metadata}
+    return TransactionPage.of(result)

@@ -19,6 +19,7 @@ from pixgate.api.params import Page, PageSize
 from pixgate.api.schemas import webhooks as schemas
 from pixgate.api.schemas.common import Timestamp, iso
 from pixgate.api.schemas.errors import ApiError
+from pixgate.api.schemas.transactions import PageMetadata
 from pixgate.domain import webhooks as rules
 from pixgate.services import webhooks
 
@@ -46,9 +47,9 @@ EventTypeParam = Literal[
 )
 async def add_webhook(
     rt: RuntimeDep, who: CurrentAccount, body: schemas.WebhookCreate
-) -> dict[str, Any]:
+) -> schemas.WebhookCreated:
     if not rt.settings.webhook_api_enabled:
-        return {"success": False, "message": DISABLED_MESSAGE}
+        return schemas.WebhookCreated(success=False, message=DISABLED_MESSAGE)
     added = await webhooks.add(
         rt,
         who.account_id,
@@ -58,7 +59,7 @@ async def add_webhook(
         version=body.version,
     )
     verb = "created" if added.created else "updated"
-    return {"success": True, "message": f"Webhook {verb} for {body.eventType}"}
+    return schemas.WebhookCreated(success=True, message=f"Webhook {verb} for {body.eventType}")
 
 
 @router.get(
@@ -69,26 +70,26 @@ async def add_webhook(
     "list (4.10), which must not be used to verify configuration.",
     responses={404: {"model": ApiError}},
 )
-async def list_webhooks(rt: RuntimeDep, who: CurrentAccount) -> dict[str, Any]:
+async def list_webhooks(rt: RuntimeDep, who: CurrentAccount) -> schemas.WebhookList:
     if not rt.settings.webhook_api_enabled:
-        return {"accountId": who.account_id, "webhooks": [], "total": 0}
+        return schemas.WebhookList(account_id=who.account_id, webhooks=[], total=0)
     found = await webhooks.list_endpoints(rt, who.account_id)
-    return {
-        "accountId": who.account_id,
-        "webhooks": [
-            {
-                "id": e.id,
-                "type": e.event_type,
-                "url": e.url,
-                "headers": e.headers,
-                "isActive": e.is_active,
-                "createdAt": iso(e.created_at),
-                "version": e.version,
-            }
+    return schemas.WebhookList(
+        account_id=who.account_id,
+        webhooks=[
+            schemas.WebhookItem(
+                id=e.id,
+                type=e.event_type,
+                url=e.url,
+                headers=e.headers,
+                is_active=e.is_active,
+                created_at=iso(e.created_at) or "",
+                version=e.version,
+            )
             for e in found
         ],
-        "total": len(found),
-    }
+        total=len(found),
+    )
 
 
 @router.post(
@@ -110,17 +111,17 @@ async def resend_webhook(
         str, Path(alias="transactionIdentifier", min_length=1, max_length=64)
     ],
     body: Annotated[schemas.ResendRequest | None, Body()] = None,
-) -> dict[str, Any]:
+) -> schemas.ResendResponse:
     await rate_limit.enforce(request, rt, RESEND_RATE, "resend-webhook", who.account_id)
     result = await webhooks.resend(
         rt, who.account_id, transaction_identifier, body.url if body else None
     )
-    return {
-        "message": result.message,
-        "webhookLogId": result.webhook_log_id,
-        "sentAt": iso(result.sent_at),
-        "statusCode": result.status_code,
-    }
+    return schemas.ResendResponse(
+        message=result.message,
+        webhook_log_id=result.webhook_log_id,
+        sent_at=iso(result.sent_at) or "",
+        status_code=result.status_code,
+    )
 
 
 @router.get(
@@ -144,7 +145,7 @@ async def list_events(
     end_date: Annotated[Timestamp | None, Query(alias="endDate")] = None,
     page: Page = 1,
     size: PageSize = 20,
-) -> dict[str, Any]:
+) -> schemas.EventList:
     found = await webhooks.list_events(
         rt,
         who.account_id,
@@ -155,27 +156,23 @@ async def list_events(
         page=page,
         size=size,
     )
-    pages = math.ceil(found.total / size)
-    return {
-        "data": [
-            {
-                "id": e.public_id,
-                "type": e.type,
-                "transactionId": e.transaction_id,
-                "createdAt": iso(e.created_at),
-                "deliveryState": e.delivery_state,
-            }
+    return schemas.EventList(
+        data=[
+            schemas.EventItem(
+                id=e.public_id,
+                type=e.type,
+                transaction_id=e.transaction_id,
+                created_at=iso(e.created_at) or "",
+                delivery_state=e.delivery_state,
+            )
             for e in found.items
         ],
-        "metadata": {
-            "page": page,
-            "size": size,
-            "total": found.total,
-            "totalPages": pages,
-            "hasNext": page < pages,
-            "hasPrevious": page > 1,
-        },
-    }
+        metadata=PageMetadata.model_validate(
+            PageMetadata.values_of(
+                page, size, found.total, more=page < math.ceil(found.total / size)
+            )
+        ),
+    )
 
 
 # --- the OpenAPI `webhooks` section ---------------------------------------------------------

@@ -6,6 +6,8 @@ import uuid
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from pixgate.api.schemas.common import ApiModel
+
 
 class TokenRequest(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
@@ -27,7 +29,11 @@ class TokenRequest(BaseModel):
         return value
 
 
-class TokenResponse(BaseModel):
+class TokenResponse(ApiModel):
+    """OAuth 2.0's member names (RFC 6749 5.1), snake_case on the wire: no alias generator."""
+
+    model_config = ConfigDict(alias_generator=None)
+
     access_token: str
     token_type: str = "Bearer"  # noqa: S105 - a token type, not a secret
     expires_in: int = Field(description="seconds; 1800 by default")

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_CPF, Amount, example
+from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_CPF, Amount, ApiModel, example
 from pixgate.domain.pix_keys import SplitKeyType
 
 SplitValue = Annotated[
@@ -90,14 +90,14 @@ class CashInRequest(BaseModel):
     splits: list[CashInSplit] = Field(default_factory=list, max_length=10)
 
 
-class CashInResponse(BaseModel):
-    transactionId: str
-    correlationId: str
-    externalId: str
+class CashInResponse(ApiModel):
+    transaction_id: str
+    correlation_id: str
+    external_id: str
     status: str
-    pixCode: str
-    generateTime: str
-    expirationDate: str
-    qrCodeImage: str | None = Field(
+    pix_code: str
+    generate_time: str
+    expiration_date: str
+    qr_code_image: str | None = Field(
         default=None, description="data:image/png;base64,...; only when generateQrCode"
     )

@@ -6,10 +6,13 @@ Amount and key rules are the service's, so they answer their own codes
 
 from __future__ import annotations
 
+from typing import Self
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_CPF, Amount, example
+from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_CPF, Amount, BuiltModel, example, iso
 from pixgate.domain.pix_keys import KeyType
+from pixgate.services.outgoing import CashOut
 
 
 class CashOutDetails(BaseModel):
@@ -52,8 +55,20 @@ class CashOutRequest(BaseModel):
     details: CashOutDetails
 
 
-class CashOutResponse(BaseModel):
-    transactionId: str
-    externalId: str
+class CashOutResponse(BuiltModel):
+    transaction_id: str
+    external_id: str
     status: str
-    generateTime: str
+    generate_time: str
+
+    @classmethod
+    def of(cls, created: CashOut) -> Self:
+        """Validated once, by field name: the cash-out is a hot route (`BuiltModel`)."""
+        return cls.model_validate(
+            {
+                "transaction_id": str(created.transaction_id),
+                "external_id": created.external_id,
+                "status": created.status,
+                "generate_time": iso(created.created_at),
+            }
+        )

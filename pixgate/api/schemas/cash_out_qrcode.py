@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pixgate.api.schemas.cash_out import CashOutResponse
 from pixgate.api.schemas.common import DOCUMENT, Amount, example
 from pixgate.domain import brcode
 
@@ -42,8 +43,5 @@ class QrCashOutRequest(BaseModel):
     )
 
 
-class QrCashOutResponse(BaseModel):
-    transactionId: str
-    externalId: str
-    status: str
-    generateTime: str
+class QrCashOutResponse(CashOutResponse):
+    """The same members as the cash-out's answer (2.5)."""

@@ -1,16 +1,20 @@
-"""Bodies of PUT and PATCH /cob/{txid} (4.14).
+"""Bodies of PUT, GET and PATCH /cob/{txid} (4.14, 2.9).
 
-Modelled on the Central Bank's CobSolicitada and CobRevisada.
+Requests modelled on the Central Bank's CobSolicitada and CobRevisada, the answer on its
+Cob (members without a value are left out: the routes exclude nulls).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from pixgate.api.schemas.common import EXAMPLE_CPF, example
+from pixgate.api.schemas.common import EXAMPLE_CPF, ApiModel, example, iso
 from pixgate.domain.documents import is_valid_cnpj, is_valid_cpf
+from pixgate.domain.labels import ChargeStatus
+from pixgate.domain.money import format_amount
+from pixgate.services.cob import Cob
 
 AMOUNT = r"^\d{1,10}\.\d{2}$"
 
@@ -93,3 +97,93 @@ class CobPatch(BaseModel):
     solicitacaoPagador: str | None = Field(default=None, max_length=140)
     infoAdicionais: list[InfoAdicional] | None = Field(default=None, max_length=50)
     status: Literal["REMOVIDA_PELO_USUARIO_RECEBEDOR"] | None = None
+
+
+class CobCalendario(ApiModel):
+    criacao: str
+    expiracao: int = Field(description="seconds after creation")
+
+
+class CobLoc(ApiModel):
+    id: int
+    location: str
+    tipo_cob: Literal["cob"]
+
+
+class CobValor(ApiModel):
+    original: str
+    modalidade_alteracao: int
+
+
+class CobDevedor(ApiModel):
+    cpf: str | None = None
+    cnpj: str | None = None
+    nome: str
+
+
+class CobInfoAdicional(ApiModel):
+    nome: str
+    valor: str
+
+
+class CobPix(ApiModel):
+    end_to_end_id: str
+    txid: str
+    valor: str
+    horario: str
+
+
+class CobResponse(ApiModel):
+    """2.9, plus `pixCopiaECola` for clients of the Central Bank's API, and `pix` once paid."""
+
+    calendario: CobCalendario
+    txid: str
+    revisao: int
+    loc: CobLoc
+    location: str
+    status: ChargeStatus
+    valor: CobValor
+    pix_copia_e_cola: str
+    devedor: CobDevedor | None = None
+    chave: str | None = None
+    solicitacao_pagador: str | None = None
+    info_adicionais: list[CobInfoAdicional] | None = None
+    pix: list[CobPix] | None = None
+
+    @classmethod
+    def of(cls, found: Cob) -> CobResponse:
+        charge = found.charge
+        body: dict[str, Any] = charge.body
+        code = charge.pix_code
+        payment = found.payment
+        paid = payment is not None and payment.status == "CONFIRMED"
+        return cls(
+            calendario=CobCalendario(
+                criacao=iso(charge.created_at) or "",
+                expiracao=int((charge.expires_at - charge.created_at).total_seconds()),
+            ),
+            txid=charge.txid,
+            revisao=charge.revision,
+            loc=CobLoc(id=charge.id, location=code, tipo_cob="cob"),
+            location=code,
+            status=found.status,
+            valor=CobValor(
+                original=format_amount(charge.amount),
+                modalidade_alteracao=body.get("modalidadeAlteracao", 0),
+            ),
+            pix_copia_e_cola=code,
+            devedor=body.get("devedor"),
+            chave=body.get("chave"),
+            solicitacao_pagador=body.get("solicitacaoPagador"),
+            info_adicionais=body.get("infoAdicionais"),
+            pix=[
+                CobPix(
+                    end_to_end_id=payment.end_to_end_id or "",
+                    txid=charge.txid,
+                    valor=format_amount(payment.amount),
+                    horario=iso(payment.processed_at) or "",
+                )
+            ]
+            if paid and payment is not None
+            else None,
+        )

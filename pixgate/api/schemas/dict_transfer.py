@@ -20,10 +20,11 @@ from pydantic import (
     model_validator,
 )
 
-from pixgate.api.schemas.common import DOCUMENT, Amount, example
+from pixgate.api.schemas.common import DOCUMENT, Amount, ApiModel, example, iso
 from pixgate.domain.documents import is_valid_document, only_document_chars
-from pixgate.domain.money import InvalidAmount, to_cents
+from pixgate.domain.money import InvalidAmount, to_cents, to_number
 from pixgate.domain.pix_keys import DICT_KEY_PATTERN, MAX_EMAIL, dict_key_type
+from pixgate.services.dict_transfer import Transfer
 
 Ispb = Annotated[str, StringConstraints(pattern=r"^\d{8}$")]
 
@@ -125,15 +126,33 @@ class DictTransferRequest(BaseModel):
         return self
 
 
-class DictPaymentAmount(BaseModel):
+TYPE_OF_STATUS: dict[str, Literal["PENDING", "COMPLETED", "ERROR"]] = {
+    "PENDING": "PENDING",
+    "CONFIRMED": "COMPLETED",
+    "ERROR": "ERROR",
+}
+"""2.8's `type` for each transaction status."""
+
+
+class DictPaymentAmount(ApiModel):
     amount: float
 
 
-class DictTransferResponse(BaseModel):
+class DictTransferResponse(ApiModel):
     """2.8. `endToEndId` is assigned at creation; the TRANSFER webhook repeats it on settlement."""
 
-    endToEndId: str
-    eventDate: str
+    end_to_end_id: str
+    event_date: str
     id: int
     payment: DictPaymentAmount
     type: Literal["PENDING", "COMPLETED", "ERROR"]
+
+    @classmethod
+    def of(cls, transfer: Transfer) -> DictTransferResponse:
+        return cls(
+            end_to_end_id=transfer.end_to_end_id,
+            event_date=iso(transfer.processed_at or transfer.created_at) or "",
+            id=transfer.id,
+            payment=DictPaymentAmount(amount=to_number(transfer.amount)),
+            type=TYPE_OF_STATUS[transfer.status],
+        )

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from pixgate.api.schemas.common import ApiModel
 
 
-class SimpleError(BaseModel):
+class SimpleError(ApiModel):
     """The Central-Bank-style family's body."""
 
-    statusCode: int
+    status_code: int
     message: str | list[str]
     error: str
 
@@ -23,7 +25,7 @@ class ApiError(SimpleError):
     timestamp: str
     path: str
     method: str
-    errorId: str = Field(description="the request id (X-Request-Id); quote it to support")
+    error_id: str = Field(description="the request id (X-Request-Id); quote it to support")
     details: dict[str, Any] | None = Field(
         default=None, description="`violations` (per-field failures) and error specifics"
     )
@@ -36,7 +38,7 @@ class ErrorEnvelope(SimpleError):
     path: str
     method: str
     code: str = Field(description="stable machine-readable identifier; branch on it")
-    userMessage: str
+    user_message: str
     details: dict[str, Any] | None = None
-    errorId: str
-    errorCode: str | None = Field(default=None, description="business errors; equals code")
+    error_id: str
+    error_code: str | None = Field(default=None, description="business errors; equals code")

@@ -5,7 +5,14 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.api.schemas.cash_out_qrcode import EXAMPLE_CODE
-from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_PAYER, Amount, AwareTimestamp, example
+from pixgate.api.schemas.common import (
+    DOCUMENT,
+    EXAMPLE_PAYER,
+    Amount,
+    ApiModel,
+    AwareTimestamp,
+    example,
+)
 
 
 class SandboxPayer(BaseModel):
@@ -52,6 +59,6 @@ class SandboxIncomingRequest(BaseModel):
     paidAt: AwareTimestamp | None = Field(default=None, description="may lie in the past")
 
 
-class Received(BaseModel):
-    transactionId: str
-    endToEndId: str
+class Received(ApiModel):
+    transaction_id: str
+    end_to_end_id: str

@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pixgate.api.schemas.common import ApiModel
+from pixgate.api.schemas.transactions import PageMetadata
 from pixgate.domain import webhooks as rules
 
 # --- configuration ------------------------------------------------------------------------
@@ -54,23 +56,23 @@ class WebhookCreate(BaseModel):
     )
 
 
-class WebhookCreated(BaseModel):
+class WebhookCreated(ApiModel):
     success: bool
     message: str
 
 
-class WebhookItem(BaseModel):
+class WebhookItem(ApiModel):
     id: int
     type: str
     url: str
     headers: dict[str, str]
-    isActive: bool
-    createdAt: str
+    is_active: bool
+    created_at: str
     version: str
 
 
-class WebhookList(BaseModel):
-    accountId: int
+class WebhookList(ApiModel):
+    account_id: int
     webhooks: list[WebhookItem]
     total: int
 
@@ -86,33 +88,24 @@ class ResendRequest(BaseModel):
     )
 
 
-class ResendResponse(BaseModel):
+class ResendResponse(ApiModel):
     message: str
-    webhookLogId: int
-    sentAt: str
-    statusCode: int | None = Field(
+    webhook_log_id: int
+    sent_at: str
+    status_code: int | None = Field(
         description="HTTP status of the destination; null when it did not answer"
     )
 
 
-class EventItem(BaseModel):
+class EventItem(ApiModel):
     id: str = Field(description="`evt_<n>`; resend it with POST /api/resend-webhook/evt_<n>")
     type: str
-    transactionId: str | None
-    createdAt: str
-    deliveryState: Literal["delivered", "pending", "failed", "none"]
+    transaction_id: str | None
+    created_at: str
+    delivery_state: Literal["delivered", "pending", "failed", "none"]
 
 
-class PageMetadata(BaseModel):
-    page: int
-    size: int
-    total: int
-    totalPages: int
-    hasNext: bool
-    hasPrevious: bool
-
-
-class EventList(BaseModel):
+class EventList(ApiModel):
     data: list[EventItem]
     metadata: PageMetadata
 
