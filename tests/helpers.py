@@ -69,3 +69,19 @@ async def statements_waiting(batcher: Batcher[Any, Any], key: Hashable, count: i
     async with asyncio.timeout(5):
         while len(batcher._waiting.get(key, [])) < count:  # noqa: ASYNC110 - batcher's state
             await asyncio.sleep(0.001)
+
+
+FOOTPRINT = {
+    "transactions": "SELECT count(*) FROM transactions",
+    "jobs": "SELECT count(*) FROM jobs",
+    "postings": "SELECT count(*) FROM ledger_postings",
+    "events": "SELECT count(*) FROM events",
+    "limit_usage": "SELECT coalesce(sum(used), 0) FROM limit_usage",
+}
+
+
+async def footprint(rt: Runtime) -> dict[str, int]:
+    """What any write leaves behind: rows of each kind and the limits' counted volume. Equal
+    before and after a refused call: it wrote nothing."""
+    async with rt.db.connection() as conn:
+        return {name: int(await conn.fetchval(sql)) for name, sql in FOOTPRINT.items()}

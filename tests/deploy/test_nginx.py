@@ -5,7 +5,8 @@ The configuration under test is the shipped file with its placeholders filled in
 certificate paths, log directory, upstream address), each replacement checked, so a change
 to the file is tested as it ships. What it must hold: the client certificate reaches pixgate
 only from the TLS handshake, never from a header the client sends; the body limit matches
-PIXGATE_MAX_BODY_BYTES; nginx's own errors are JSON.
+PIXGATE_MAX_BODY_BYTES; nginx's own errors are JSON; a browser without a client certificate
+can use the dashboard (its session cookie Secure) and the Swagger UI with its assets.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from pixgate.runtime import Runtime
 from pixgate.services import accounts
+from tests.dashboard.conftest import csrf_of
 from tests.helpers import cert_header, make_account
 from tests.processes import free_port, serving
 
@@ -424,6 +426,61 @@ async def test_presented_certificate_replaces_the_clients_header(
         raw_request, front, tls_context(front, holder, tmp_path), "POST", TOKEN, smuggled, body
     )
     assert (status, refused["code"]) == (403, "PUB_CERT_NOT_AUTHORIZED_FOR_ACCOUNT")
+
+
+# --- a browser: the dashboard and the API docs, without a client certificate ---------------
+
+
+def cookie_flags(response: httpx.Response, name: str) -> set[str]:
+    """The attributes of the Set-Cookie of `name`, lower-cased."""
+    [cookie] = [c for c in response.headers.get_list("set-cookie") if c.startswith(f"{name}=")]
+    return {part.strip().lower() for part in cookie.split(";")[1:]}
+
+
+async def test_a_browser_signs_in_to_the_dashboard_through_nginx(
+    rt: Runtime, front: Front, tmp_path: Path
+) -> None:
+    account = await make_account(rt)
+    async with client(front, None, tmp_path) as browser:
+        page = await browser.get("/dashboard/login")
+        assert page.status_code == 200, page.text
+        assert page.headers["content-type"].startswith("text/html")
+        signed_in = await browser.post(
+            "/dashboard/login",
+            data={
+                "clientId": account.client_id,
+                "clientSecret": account.client_secret,
+                "csrf": csrf_of(page),
+            },
+        )
+        assert signed_in.status_code == 303, signed_in.text
+        assert signed_in.headers["location"] == "/dashboard"
+        # nginx says https (X-Forwarded-Proto), so the cookie is only ever sent back over TLS
+        assert {"secure", "httponly", "samesite=strict"} <= cookie_flags(
+            signed_in, "pixgate_session"
+        )
+        home = await browser.get("/dashboard")
+    assert home.status_code == 200, home.text
+    assert home.headers["content-type"].startswith("text/html")
+    assert 'action="/dashboard/logout"' in home.text
+
+
+async def test_swagger_ui_and_its_assets_through_nginx(front: Front, tmp_path: Path) -> None:
+    async with client(front, None, tmp_path) as browser:
+        page = await browser.get("/docs")
+        assert page.status_code == 200, page.text
+        assert page.headers["content-type"].startswith("text/html")
+        [script] = re.findall(r'<script src="([^"]+)"', page.text)
+        [stylesheet] = re.findall(r'rel="stylesheet" href="([^"]+)"', page.text)
+        [spec] = re.findall(r"url: '([^']+)'", page.text)
+        assert script.endswith("swagger-ui-bundle.js")
+        bundle, css, openapi = [await browser.get(url) for url in (script, stylesheet, spec)]
+    assert bundle.status_code == 200
+    assert "javascript" in bundle.headers["content-type"]
+    assert "SwaggerUIBundle" in bundle.text
+    assert (css.status_code, css.headers["content-type"].split(";")[0]) == (200, "text/css")
+    assert openapi.status_code == 200
+    assert openapi.json()["info"]["title"] == "pixgate"
 
 
 # --- the rest of the front ------------------------------------------------------------------
