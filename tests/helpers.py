@@ -52,6 +52,16 @@ async def make_account(
     return await accounts.create(rt, name=name, balance=balance, document=document)
 
 
+async def balance(rt: Runtime, account_id: int) -> tuple[int, int]:
+    """The account's (available, blocked) cents, as stored."""
+    async with rt.db.connection() as conn:
+        row = await conn.fetchrow(
+            "SELECT available, blocked FROM accounts WHERE id = $1", account_id
+        )
+    assert row is not None
+    return row["available"], row["blocked"]
+
+
 async def bearer(client: httpx.AsyncClient, account: accounts.NewAccount) -> dict[str, str]:
     """Headers of an authenticated request for `account`: its token and the bound certificate."""
     certificate = {"X-SSL-Client-Cert": cert_header(account.certificate_pem)}

@@ -10,8 +10,8 @@ import httpx
 
 from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
-from tests.api.test_cash_out import balance, stored
-from tests.helpers import bearer, make_account
+from tests.api.test_cash_out import stored
+from tests.helpers import balance, bearer, make_account
 
 CPF = "52998224725"
 PAYER = {"name": "Pagador Externo", "document": CPF}

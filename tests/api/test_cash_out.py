@@ -16,7 +16,7 @@ from pixgate.db import payments
 from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import accounts, payouts
-from tests.helpers import bearer, make_account, statements_waiting
+from tests.helpers import balance, bearer, make_account, statements_waiting
 
 PATH = "/api/pix/cash-out"
 CPF = "52998224725"
@@ -30,15 +30,6 @@ def order(value: object = 10, external_id: str | None = None, **details: Any) ->
         "description": "pagamento",
         "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano", "document": CPF, **details},
     }
-
-
-async def balance(rt: Runtime, account_id: int) -> tuple[int, int]:
-    async with rt.db.connection() as conn:
-        row = await conn.fetchrow(
-            "SELECT available, blocked FROM accounts WHERE id = $1", account_id
-        )
-    assert row is not None
-    return row["available"], row["blocked"]
 
 
 async def count_transactions(rt: Runtime, account_id: int) -> int:

@@ -15,7 +15,7 @@ from pixgate.ledger import verify
 from pixgate.runtime import Runtime
 from tests.api.test_cash_in import create_charge
 from tests.api.test_sandbox_pay import PAY, PAYER
-from tests.helpers import assert_general_error, bearer, make_account
+from tests.helpers import assert_general_error, balance, bearer, make_account
 
 PATH = "/api/pix/cash-out-qrcode"
 EMAIL_CODE = encode(static("fulano@example.com", "Fulano de Tal", "Recife", 1050, "PED1"))
@@ -30,15 +30,6 @@ def qr(code: str, value: object, external_id: str | None = None, **extra: Any) -
         "externalId": external_id or f"qr-{uuid.uuid4()}",
         **extra,
     }
-
-
-async def balance(rt: Runtime, account_id: int) -> tuple[int, int]:
-    async with rt.db.connection() as conn:
-        row = await conn.fetchrow(
-            "SELECT available, blocked FROM accounts WHERE id = $1", account_id
-        )
-    assert row is not None
-    return row["available"], row["blocked"]
 
 
 async def rows(rt: Runtime, account_id: int) -> list[Any]:

@@ -13,7 +13,7 @@ from pixgate.domain.ids import new_end_to_end_id
 from pixgate.jobs.worker import drain
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime
-from tests.helpers import assert_general_error, bearer, make_account
+from tests.helpers import assert_general_error, balance, bearer, make_account
 
 MED = "/sandbox/med"
 PAYER = {"name": "João Pagador", "document": "52998224725"}
@@ -46,15 +46,6 @@ async def analyse(
         json={"result": result, "details": f"analysed: {result}"},
         headers=headers,
     )
-
-
-async def balances(rt: Runtime, account_id: int) -> tuple[int, int]:
-    async with rt.db.connection() as conn:
-        row = await conn.fetchrow(
-            "SELECT available, blocked FROM accounts WHERE id = $1", account_id
-        )
-    assert row is not None
-    return row["available"], row["blocked"]
 
 
 async def event_types(rt: Runtime, account_id: int) -> list[str]:
@@ -116,7 +107,7 @@ class TestTakeIn:
         assert case["requestingBank"]["name"]
         assert case["contestedBank"] == {"ispb": rt.settings.ispb, "name": rt.settings.bank_name}
         assert case["blockedAmount"] == 100.0
-        assert await balances(rt, account.account_id) == (1000, 10000)
+        assert await balance(rt, account.account_id) == (1000, 10000)
         assert await event_types(rt, account.account_id) == ["cash_in", "med_created"]
         assert (await med_events(rt, account.account_id))[0] == case
 
@@ -145,7 +136,7 @@ class TestTakeIn:
         case = await open_case(client, headers, end_to_end_id)
 
         assert case["status"] == "RECEIVED" and case["blockedAmount"] == 30.0
-        assert await balances(rt, account.account_id) == (0, 10000)
+        assert await balance(rt, account.account_id) == (0, 10000)
 
     async def test_a_case_on_an_unknown_pix_stays_open_unreconciled_and_blocks_nothing(
         self, rt: Runtime, client: httpx.AsyncClient
@@ -161,7 +152,7 @@ class TestTakeIn:
         assert case["originalTransaction"] is None and case["originalTransactionId"] is None
         assert case["requestingBank"] == {"ispb": "60701190", "name": None}
         assert case["blockedAmount"] == 0
-        assert await balances(rt, account.account_id) == (5000, 0)
+        assert await balance(rt, account.account_id) == (5000, 0)
 
     async def test_another_accounts_pix_is_not_reconciled_nor_blocked(
         self, rt: Runtime, client: httpx.AsyncClient
@@ -175,7 +166,7 @@ class TestTakeIn:
 
         assert (case["status"], case["isReconciled"]) == ("OPEN", False)
         assert case["originalTransaction"] is None
-        assert await balances(rt, owner.account_id) == (4000, 0)
+        assert await balance(rt, owner.account_id) == (4000, 0)
         listed = await client.get("/api/med", headers=owner_headers)
         assert listed.json()["data"] == []
 
@@ -187,7 +178,7 @@ class TestTakeIn:
 
         again = await client.post(MED, json={"endToEndId": end_to_end_id}, headers=headers)
         assert_general_error(again, 409)
-        assert await balances(rt, account.account_id) == (0, 2000)
+        assert await balance(rt, account.account_id) == (0, 2000)
 
         assert (await analyse(client, headers, first["id"], "REJECTED")).status_code == 200
         second = await open_case(client, headers, end_to_end_id)
@@ -250,13 +241,13 @@ class TestAnalysis:
             )
         assert refund["parent_id"] == original_id
         # the block became the refund's hold: nothing went back to available meanwhile
-        assert await balances(rt, account.account_id) == (500, 10000)
+        assert await balance(rt, account.account_id) == (500, 10000)
 
         await drain(rt)
 
         [settled] = await refunds_of(rt, account.account_id)
         assert settled["status"] == "CONFIRMED"
-        assert await balances(rt, account.account_id) == (500, 0)
+        assert await balance(rt, account.account_id) == (500, 0)
         assert await event_types(rt, account.account_id) == [
             "cash_in",
             "med_created",
@@ -290,7 +281,7 @@ class TestAnalysis:
         assert response.status_code == 200, response.text
         amounts = sorted(r["amount"] for r in await refunds_of(rt, account.account_id))
         assert amounts == [4000, 6000]
-        assert await balances(rt, account.account_id) == (10000, 10000)
+        assert await balance(rt, account.account_id) == (10000, 10000)
 
     async def test_rejection_releases_the_block(
         self, rt: Runtime, client: httpx.AsyncClient
@@ -307,7 +298,7 @@ class TestAnalysis:
             "ANALYZED",
             "REJECTED",
         )
-        assert await balances(rt, account.account_id) == (8000, 0)
+        assert await balance(rt, account.account_id) == (8000, 0)
         assert await refunds_of(rt, account.account_id) == []
         assert await event_types(rt, account.account_id) == [
             "cash_in",
@@ -329,7 +320,7 @@ class TestAnalysis:
         assert response.status_code == 200, response.text
         assert response.json()["analysisResult"] == "APPROVED"
         assert await refunds_of(rt, account.account_id) == []
-        assert await balances(rt, account.account_id) == (5000, 0)
+        assert await balance(rt, account.account_id) == (5000, 0)
 
     async def test_an_ended_case_cannot_be_analysed_again(
         self, rt: Runtime, client: httpx.AsyncClient
@@ -344,7 +335,7 @@ class TestAnalysis:
 
         assert_general_error(again, 409)
         assert await refunds_of(rt, account.account_id) == []
-        assert await balances(rt, account.account_id) == (3000, 0)
+        assert await balance(rt, account.account_id) == (3000, 0)
 
     async def test_another_accounts_case_is_not_found(
         self, rt: Runtime, client: httpx.AsyncClient
@@ -357,7 +348,7 @@ class TestAnalysis:
         response = await analyse(client, await bearer(client, other), case["id"], "APPROVED")
 
         assert_general_error(response, 404)
-        assert await balances(rt, owner.account_id) == (0, 3000)
+        assert await balance(rt, owner.account_id) == (0, 3000)
 
     async def test_unknown_result_is_refused(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)
@@ -367,7 +358,7 @@ class TestAnalysis:
         response = await analyse(client, headers, case["id"], "MAYBE")
 
         assert_general_error(response, 400)
-        assert await balances(rt, account.account_id) == (0, 3000)
+        assert await balance(rt, account.account_id) == (0, 3000)
 
 
 class TestCancellation:
@@ -384,7 +375,7 @@ class TestCancellation:
         assert cancelled["id"] == case["id"]
         assert (cancelled["status"], cancelled["reason"]) == ("CANCELLED", "REFUND_CANCELLATION")
         assert cancelled["analysisResult"] is None
-        assert await balances(rt, account.account_id) == (2500, 0)
+        assert await balance(rt, account.account_id) == (2500, 0)
         assert_general_error(await analyse(client, headers, case["id"], "APPROVED"), 409)
 
     async def test_cancelling_without_a_case_is_not_found(
@@ -401,7 +392,7 @@ class TestCancellation:
         )
 
         assert_general_error(response, 404)
-        assert await balances(rt, account.account_id) == (2500, 0)
+        assert await balance(rt, account.account_id) == (2500, 0)
 
 
 class TestList:
