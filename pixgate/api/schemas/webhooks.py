@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.api.schemas.common import ApiModel
 from pixgate.api.schemas.transactions import PageMetadata
+from pixgate.domain import webhook_payloads as payloads
 from pixgate.domain import webhooks as rules
 
 # --- configuration ------------------------------------------------------------------------
@@ -308,7 +309,7 @@ SAMPLE_TRANSACTIONS["refund_in"] = {
 }
 
 
-def sample_event(event_type: str, *, status: str = "CONFIRMED") -> rules.EventFacts:
+def sample_event(event_type: str, *, status: str = "CONFIRMED") -> payloads.EventFacts:
     """A realistic event of each type, for the OpenAPI examples and docs/webhooks.md."""
     source = {
         "refund_out": "cash_out",
@@ -354,11 +355,11 @@ def sample_event(event_type: str, *, status: str = "CONFIRMED") -> rules.EventFa
             "error_message": "destination bank rejected the payment",
             "end_to_end_id": None,
         }
-    return rules.EventFacts(7310, event_type, datetime(2026, 11, 22, 14, 3, 7, tzinfo=UTC), data)
+    return payloads.EventFacts(7310, event_type, datetime(2026, 11, 22, 14, 3, 7, tzinfo=UTC), data)
 
 
 def example(event_type: str, version: str, *, status: str = "CONFIRMED") -> dict[str, Any]:
-    return rules.render(sample_event(event_type, status=status), version)
+    return payloads.render(sample_event(event_type, status=status), version)
 
 
 PAYLOAD_MODELS: dict[str, type[BaseModel]] = {

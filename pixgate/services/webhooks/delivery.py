@@ -18,6 +18,7 @@ import structlog
 
 from pixgate.db import webhooks as rows
 from pixgate.db.pool import Connection
+from pixgate.domain import webhook_payloads as payloads
 from pixgate.domain import webhooks as rules
 from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus
 from pixgate.runtime import Runtime
@@ -28,8 +29,8 @@ log = structlog.get_logger(__name__)
 
 
 def _body(row: rows.Delivery) -> bytes:
-    event = rules.EventFacts(row.event_id, row.event_type, row.event_created_at, row.data)
-    return orjson.dumps(rules.render(event, row.version))
+    event = payloads.EventFacts(row.event_id, row.event_type, row.event_created_at, row.data)
+    return orjson.dumps(payloads.render(event, row.version))
 
 
 async def _post_delivery(rt: Runtime, row: rows.Delivery, secrets: Sequence[str]) -> Attempt:
