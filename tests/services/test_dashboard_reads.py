@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from pixgate.db import webhooks as webhook_rows
+from pixgate.db import webhook_endpoints as webhook_rows
 from pixgate.domain.errors import InvalidCredentials, NotFound
 from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime

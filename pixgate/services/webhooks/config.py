@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pixgate.db import webhooks as rows
+from pixgate.db import webhook_endpoints as rows
 from pixgate.db.pool import Connection
-from pixgate.db.webhooks import Endpoint
+from pixgate.db.webhook_endpoints import Endpoint
 from pixgate.domain import webhooks as rules
 from pixgate.domain.errors import Conflict, NotFound, WebhookLimitReached
 from pixgate.runtime import Runtime
