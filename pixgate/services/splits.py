@@ -25,9 +25,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from pixgate.db import accounts as account_rows
-from pixgate.db import charges as charge_rows
+from pixgate.db import charge_splits as split_rows
 from pixgate.db import jobs, payments
-from pixgate.db.charges import Charge, Split
+from pixgate.db.charge_splits import Split
+from pixgate.db.charges import Charge
 from pixgate.db.pool import Connection
 from pixgate.db.transactions import Transaction
 from pixgate.domain.errors import InsufficientBalance
@@ -64,7 +65,7 @@ async def on_payment(
     now: datetime,
 ) -> None:
     """Compute and schedule the splits of a charge just paid, in the payment's transaction."""
-    rows = await charge_rows.splits_of(conn, charge.id)
+    rows = await split_rows.splits_of(conn, charge.id)
     if not rows:
         return
     account_id: int = charge.account_id
@@ -78,7 +79,7 @@ async def on_payment(
         None if share == 0 else (now if row.immediate or later is None else later)
         for row, share in zip(rows, shares, strict=True)
     ]
-    await charge_rows.schedule_splits(conn, [r.id for r in rows], shares, due)
+    await split_rows.schedule_splits(conn, [r.id for r in rows], shares, due)
     for row, share, due_at in zip(rows, shares, due, strict=True):
         if due_at == now:
             await _pay_out(
@@ -94,7 +95,7 @@ async def on_payment(
     if (
         later is not None
         and later in due
-        and await charge_rows.claim_split_run(conn, account_id, later)
+        and await split_rows.claim_split_run(conn, account_id, later)
     ):
         await jobs.enqueue(
             conn, jobs.RUN_DUE_SPLITS, run_at=later, account_id=account_id, due_by=later.isoformat()
@@ -108,7 +109,7 @@ async def run_due(rt: Runtime, account_id: int, due_by: datetime) -> int:
     """
     now = rt.clock.now()
     async with rt.db.begin() as conn:
-        rows = await charge_rows.due_splits(conn, account_id, due_by)
+        rows = await split_rows.due_splits(conn, account_id, due_by)
         for due in rows:
             assert due.split.amount is not None, "a due split has its share"
             await _pay_out(
@@ -159,12 +160,12 @@ async def _pay_out(
         parent_id=parent_id,
     )
     assert payout is not None  # no externalId, so no conflict
-    await charge_rows.link_payout(conn, split.id, payout.id)
+    await split_rows.link_payout(conn, split.id, payout.id)
     held = await outgoing.hold_and_queue(
         conn, settings, account_id, payout.id, amount=amount, fee=0, now=now
     )
     if not held:
-        await charge_rows.fail_unsent(
+        await split_rows.fail_unsent(
             conn,
             payout.id,
             error_code=InsufficientBalance.code,
