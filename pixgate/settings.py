@@ -97,6 +97,12 @@ class Settings(BaseSettings):
     # (docs/performance.md, "Worker concurrency and uvloop").
     job_concurrency: int = Field(default=256, ge=1, description="jobs each worker runs at once")
 
+    shutdown_grace_s: float = Field(
+        default=20.0,
+        gt=0,
+        description="on SIGTERM, in-flight requests and running jobs get this long to finish",
+    )
+
     serve_with_worker: bool = Field(
         default=True, description="`pixgate serve` runs the job worker in-process"
     )

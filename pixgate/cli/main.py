@@ -7,6 +7,7 @@ prints its code and message and exits 1.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import signal
 import sys
@@ -69,6 +70,8 @@ def serve(
         log_level="warning",
         access_log=False,
         proxy_headers=True,
+        # Then the lifespan stops the in-process worker, which has the same grace for its jobs.
+        timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_s),
     )
 
 

@@ -157,6 +157,20 @@ async def finish(conn: Connection, job_ids: list[int], worker: str) -> None:
     )
 
 
+async def release(conn: Connection, job_ids: list[int], worker: str) -> None:
+    """Give back jobs a stopping worker interrupted: due again at once, and the interrupted
+    run does not count as an attempt (it did not fail; its handler re-checks state)."""
+    await conn.execute(
+        """
+        UPDATE jobs SET status = 'queued', run_at = now(), locked_until = NULL,
+                        attempts = greatest(attempts - 1, 0), last_error = 'worker stopped'
+        WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'running'
+        """,
+        job_ids,
+        worker,
+    )
+
+
 async def reschedule(
     conn: Connection, job_id: int, worker: str, *, delay_seconds: float, error: str, final: bool
 ) -> None:

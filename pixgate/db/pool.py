@@ -24,6 +24,18 @@ else:
     Pool = asyncpg.Pool
 
 
+UNAVAILABLE: tuple[type[Exception], ...] = (
+    OSError,  # refused, reset, unreachable: the server is down or restarting
+    TimeoutError,  # no connection within the connect timeout
+    asyncpg.PostgresConnectionError,  # a connection lost mid-statement
+    asyncpg.exceptions.OperatorInterventionError,  # shutting down, starting up, crashed
+    asyncpg.exceptions.TooManyConnectionsError,
+)
+"""What the database raises while it cannot be reached: callers answer 503 or retry later,
+and nothing was committed by a statement that raised one of these (a COMMIT that raised
+one may have landed, which is why every write is idempotent by key)."""
+
+
 async def _init_connection(conn: RawConnection) -> None:
     """jsonb columns come and go as Python objects, encoded by orjson (fast, strict)."""
     await conn.set_type_codec(

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from pixgate.db import jobs as job_rows
+from pixgate.db.pool import UNAVAILABLE
 from pixgate.jobs.registry import HANDLERS, Retry, load_handlers, run_handler
 
 if TYPE_CHECKING:
@@ -147,20 +148,39 @@ class Worker:
         self._finished: list[int] = []
         self._finished_since_upkeep = 0
         self._upkeep: asyncio.Task[None] | None = None
+        self._running: dict[asyncio.Task[None], int] = {}
 
     def stop(self) -> None:
         self._stopping.set()
         self._wake.set()
 
     async def run(self) -> None:
+        """Claim and run jobs until stopped. The database going away does not end the loop:
+        it tries again every IDLE_POLL_SECONDS, and jobs it was running come back to some
+        worker when their lease expires."""
         load_handlers()
-        listener = await self.rt.db.pool.acquire()
         inflight: set[asyncio.Task[None]] = set()
+        self.rt.db.notifier.listen_locally(job_rows.CHANNEL, self._on_notify)
+        log.info("worker.started", worker=self.name)
+        try:
+            while not self._stopping.is_set():
+                try:
+                    await self._serve(inflight)
+                except UNAVAILABLE as exc:
+                    log.warning("worker.database_unavailable", error=repr(exc))
+                    await self._sleep_until(None)
+            await self._wind_down(inflight)
+        finally:
+            self.rt.db.notifier.unlisten_locally(job_rows.CHANNEL, self._on_notify)
+            log.info("worker.stopped", worker=self.name)
+
+    async def _serve(self, inflight: set[asyncio.Task[None]]) -> None:
+        """The loop on one listening connection: until stopped, or until that connection is
+        lost (the caller then takes another)."""
+        listener = await self.rt.db.pool.acquire()
         try:
             await listener.add_listener(job_rows.CHANNEL, self._on_notify)
-            self.rt.db.notifier.listen_locally(job_rows.CHANNEL, self._on_notify)
-            log.info("worker.started", worker=self.name)
-            while not self._stopping.is_set():
+            while not self._stopping.is_set() and not listener.is_closed():
                 self._wake.clear()
                 free = self.concurrency - len(inflight)
                 next_at = None
@@ -170,18 +190,35 @@ class Worker:
                         continue  # there may be more due: claim again at once
                     next_at = claimed.next_at
                 await self._sleep_until(next_at)
-            await asyncio.gather(*inflight, return_exceptions=True)
-            if self._upkeep is not None:
-                await asyncio.gather(self._upkeep, return_exceptions=True)
-            if self._finished:
-                async with self.rt.db.connection() as conn:
-                    await job_rows.finish(conn, self._finished, self.name)
         finally:
-            self.rt.db.notifier.unlisten_locally(job_rows.CHANNEL, self._on_notify)
             with contextlib.suppress(Exception):
                 await listener.remove_listener(job_rows.CHANNEL, self._on_notify)
-            await self.rt.db.pool.release(listener)
-            log.info("worker.stopped", worker=self.name)
+            with contextlib.suppress(Exception):
+                await self.rt.db.pool.release(listener)
+
+    async def _wind_down(self, inflight: set[asyncio.Task[None]]) -> None:
+        """Let running jobs finish within the shutdown grace; the ones still running then are
+        cancelled and given back, due at once, for another worker (their handlers re-check
+        state). Without the database, their leases give them back instead."""
+        pending: set[asyncio.Task[None]] = set()
+        if inflight:
+            _, pending = await asyncio.wait(inflight, timeout=self.rt.settings.shutdown_grace_s)
+        interrupted = [self._running[task] for task in pending if task in self._running]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        if self._upkeep is not None:
+            await asyncio.gather(self._upkeep, return_exceptions=True)
+        try:
+            async with self.rt.db.connection() as conn:
+                if self._finished:
+                    await job_rows.finish(conn, self._finished, self.name)
+                if interrupted:
+                    await job_rows.release(conn, interrupted, self.name)
+        except UNAVAILABLE as exc:
+            log.warning("worker.stop_unrecorded", error=repr(exc), interrupted=interrupted)
+        if interrupted:
+            log.warning("worker.jobs_interrupted", job_ids=interrupted)
 
     async def _claim_into(self, inflight: set[asyncio.Task[None]], free: int) -> job_rows.Claimed:
         """Start up to `free` jobs, marking the ones finished since the last claim done; each
@@ -203,6 +240,7 @@ class Worker:
         self._count_finished(len(finished))
         for row in claimed.jobs:
             task = asyncio.create_task(self._run(row))
+            self._running[task] = row.id
             inflight.add(task)
             task.add_done_callback(self._on_done(inflight))
         return claimed
@@ -228,12 +266,19 @@ class Worker:
             log.warning("worker.upkeep_failed", error=str(exc))
 
     async def _run(self, row: job_rows.Job) -> None:
-        if await _run_one(self.rt, self.name, row):
+        try:
+            completed = await _run_one(self.rt, self.name, row)
+        except UNAVAILABLE as exc:
+            # Not even its failure could be recorded: the lease gives the job back.
+            log.warning("job.database_unavailable", job_id=row.id, error=repr(exc))
+            return
+        if completed:
             self._finished.append(row.id)
 
     def _on_done(self, inflight: set[asyncio.Task[None]]) -> Callable[[asyncio.Task[None]], None]:
         def done(task: asyncio.Task[None]) -> None:
             inflight.discard(task)
+            self._running.pop(task, None)
             self._wake.set()
 
         return done

@@ -183,3 +183,66 @@ async def test_done_jobs_past_their_retention_are_deleted_failed_ones_kept(
         ("done", True),
         ("failed", False),
     ]
+
+
+async def test_jobs_still_running_after_the_grace_are_given_back_due_at_once(
+    rt: Runtime, probe: Probe
+) -> None:
+    """SIGTERM must end the worker in bounded time; an interrupted job must not wait out its
+    lease, nor count as a failed attempt."""
+    rt.settings = rt.settings.model_copy(update={"shutdown_grace_s": 0.3})
+    worker = Worker(rt, concurrency=4)
+    running = asyncio.create_task(worker.run())
+    async with rt.db.begin() as conn:
+        for n in range(3):
+            await jobs.enqueue(conn, COUNT, n=n)
+
+    async def all_started() -> bool:
+        return await statuses(rt) == {"running": 3}
+
+    await until(all_started)
+    stopped_at = asyncio.get_running_loop().time()
+    worker.stop()
+    await running
+    assert asyncio.get_running_loop().time() - stopped_at < 2.0
+    assert probe.ran == []
+    async with rt.db.connection() as conn:
+        rows = await conn.fetch(
+            "SELECT status, attempts, locked_until, run_at <= now() AS due, last_error FROM jobs"
+        )
+    assert [tuple(row.values()) for row in rows] == [
+        ("queued", 0, None, True, "worker stopped")
+    ] * 3
+
+    probe.gate.set()
+    async with running_worker(rt, concurrency=4):
+
+        async def all_done() -> bool:
+            return await statuses(rt) == {"done": 3}
+
+        await until(all_done)
+    assert sorted(probe.ran) == [0, 1, 2]
+
+
+async def test_a_job_whose_worker_vanished_is_retaken_after_its_lease(
+    rt: Runtime, probe: Probe
+) -> None:
+    """A worker SIGKILLed mid-job leaves the job `running` under its name; no one releases it,
+    so the lease is what brings it back (tests/webhooks/test_worker_crash.py kills a real
+    process; here the dead worker is a claim that is never finished)."""
+    rt.settings = rt.settings.model_copy(update={"job_lease_seconds": 0.5})
+    async with rt.db.begin() as conn:
+        await jobs.enqueue(conn, COUNT, n=7)
+    async with rt.db.connection() as conn:
+        claimed = await jobs.claim(conn, worker="dead", limit=1, lease_seconds=0.5, kinds=None)
+    assert len(claimed.jobs) == 1
+    probe.gate.set()
+    async with running_worker(rt, concurrency=4):
+
+        async def done() -> bool:
+            return await statuses(rt) == {"done": 1}
+
+        await until(done)
+    assert probe.ran == [7]
+    async with rt.db.connection() as conn:
+        assert await conn.fetchval("SELECT attempts FROM jobs") == 2
