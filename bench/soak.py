@@ -1,0 +1,613 @@
+"""Soak: thousands of mixed operations, with processes killed under them; nothing acknowledged
+is lost, nothing is paid twice, every final state is notified exactly once.
+
+    python bench/soak.py [--duration 60] [--clients 16] [--faults api,workers] [--kill-every 5]
+
+Runs `pixgate serve --workers 2 --no-worker` and two `pixgate worker` processes on a fresh
+database of the PostgreSQL server, with a webhook receiver (bench/_receiver.py) for every
+account and event. Clients fire a random mix: cash-outs with every sandbox scenario, charges
+paid by the sandbox payer, charges of one account paid by another by QR code, DICT transfers,
+refunds of received payments, and repeats of the same `externalId` / idempotency key. A client
+whose request goes unanswered (connection lost, 502-504) sends the same request again until it
+is answered, as an integrator's client would; an answer that the `externalId` was used already
+(400 PIX_DUPLICATE_EXTERNAL_ID) acknowledges the earlier request's transaction.
+
+`--faults api` SIGKILLs the whole API (supervisor and both processes) every `--kill-every`
+seconds, at a random moment, and starts it again; `--faults workers` SIGKILLs one of the two
+job workers and starts another. Job leases are short (`--lease`) so that jobs a killed worker
+held come back within the run.
+
+At the end, with the processes up and the load stopped, it waits for the queue to drain, then
+checks: every acknowledged operation reached a final state (lost otherwise); no `externalId`
+has two transactions; every final state of an acknowledged operation arrived at the receiver,
+and no state change arrived under two webhook-ids (after de-duplication by webhook-id); every
+delivery the database holds arrived; `pixgate ledger verify` passes. Exit status 1 when any
+check fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from _common import (
+    BENCH_DIR,
+    PIXGATE,
+    Credentials,
+    Deployment,
+    arguments,
+    credentials,
+    free_port,
+    machine_summary,
+    query,
+    table,
+    verdict,
+)
+
+PAYER = {"name": "Joao Pagador", "document": "52998224725"}
+EXTERNAL_KEY = {
+    "key": "123e4567-e89b-42d3-a456-426614174000",
+    "keyType": "RANDOM",
+    "name": "Fulano de Tal",
+    "document": "52998224725",
+}
+HOLDER_CPF = "11144477735"
+SCENARIOS: list[str | None] = [
+    *[None] * 6,
+    "ORDER_REJECTED",
+    "ACCOUNT_CLOSED",
+    "SETTLEMENT_TIMEOUT",
+    "INSUFFICIENT_FUNDS",
+    "DELAY_500MS",
+]
+OPERATIONS = ("cash_out", "charge_paid", "qr_internal", "dict_transfer", "refund_in")
+FINAL = ("CONFIRMED", "ERROR")
+RETRY_FOR_S = 120.0
+EVENTS = ("cash_out", "cash_in", "refund_in", "refund_out")
+
+
+@dataclass
+class Acknowledged:
+    """An operation the gateway answered as accepted: it owes a final state and a webhook."""
+
+    operation: str
+    transaction_id: str  # the public transactionId; a DICT transfer's numeric id
+    account: int
+    event: str  # the v1 event of its final state: CashOut, CashIn, RefundIn
+
+
+@dataclass
+class Tally:
+    sent: Counter[str] = field(default_factory=Counter)
+    answers: Counter[str] = field(default_factory=Counter)
+    retries: int = 0
+    unanswered: int = 0
+    repeats: int = 0
+    repeat_mismatches: list[str] = field(default_factory=list)
+    acknowledged: list[Acknowledged] = field(default_factory=list)
+    received: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
+    """Confirmed incoming payments per account (transaction ids), candidates for refunds."""
+
+
+# --- the processes ---------------------------------------------------------------------------
+
+
+class Fleet:
+    """The API (one `pixgate serve --workers 2`, its own process group) and the job workers,
+    each restartable after a kill."""
+
+    def __init__(self, deployment: Deployment, *, api_workers: int, job_workers: int) -> None:
+        self.deployment = deployment
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.api_workers = api_workers
+        self.log = (deployment.workdir / "soak.log").open("ab")
+        self.api = self._start_api()
+        self.workers = [self._start_worker() for _ in range(job_workers)]
+        self.kills: Counter[str] = Counter()
+
+    def _spawn(self, *args: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [PIXGATE, *args],
+            env=self.deployment.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def _start_api(self) -> subprocess.Popen[bytes]:
+        return self._spawn(
+            "serve", "--port", str(self.port), "--workers", str(self.api_workers), "--no-worker"
+        )
+
+    def _start_worker(self) -> subprocess.Popen[bytes]:
+        return self._spawn("worker")
+
+    def wait_ready(self, timeout: float = 120.0) -> float:
+        started = time.monotonic()
+        while time.monotonic() - started < timeout:
+            if self.api.poll() is not None:
+                raise RuntimeError("pixgate serve exited; see soak.log")
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"{self.base}/readyz", timeout=2).status_code == 200:
+                    return time.monotonic() - started
+            time.sleep(0.1)
+        raise RuntimeError(f"pixgate serve not ready after {timeout} s")
+
+    def kill_api(self) -> None:
+        _kill_group(self.api)
+        self.kills["api"] += 1
+        self.api = self._start_api()
+
+    def kill_worker(self, rng: random.Random) -> None:
+        index = rng.randrange(len(self.workers))
+        _kill_group(self.workers[index])
+        self.kills["worker"] += 1
+        self.workers[index] = self._start_worker()
+
+    def stop(self) -> None:
+        for process in [self.api, *self.workers]:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in [self.api, *self.workers]:
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                _kill_group(process)
+        self.log.close()
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def inject_faults(
+    fleet: Fleet, kinds: list[str], every: float, stop: threading.Event, seed: int
+) -> None:
+    """At a random moment of every `every` seconds, kill one of `kinds` (and restart it)."""
+    rng = random.Random(seed)
+    while not stop.wait(rng.uniform(0.5, 1.5) * every):
+        kind = rng.choice(kinds)
+        if kind == "api":
+            fleet.kill_api()
+        else:
+            fleet.kill_worker(rng)
+
+
+# --- the clients -----------------------------------------------------------------------------
+
+
+class Client:
+    """One integrator: its own account, token and certificate; retries unanswered requests."""
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        creds: Credentials,
+        account: int,
+        tally: Tally,
+        rng: random.Random,
+    ) -> None:
+        self.http = http
+        self.headers = creds.headers()
+        self.account = account
+        self.tally = tally
+        self.rng = rng
+
+    async def send(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> httpx.Response | None:
+        """The answer, sending the same request again while none comes (None: gave up)."""
+        deadline = time.monotonic() + RETRY_FOR_S
+        while time.monotonic() < deadline:
+            try:
+                response = await self.http.request(
+                    method, path, json=body, headers={**self.headers, **(headers or {})}
+                )
+            except httpx.TransportError:
+                self.tally.retries += 1
+                await asyncio.sleep(0.2)
+                continue
+            if response.status_code in (502, 503, 504):
+                self.tally.retries += 1
+                await asyncio.sleep(min(float(response.headers.get("retry-after", "0.2")), 2.0))
+                continue
+            code = response.json().get("code", "") if response.is_client_error else ""
+            self.tally.answers[f"{response.status_code} {code}".strip()] += 1
+            return response
+        self.tally.unanswered += 1
+        return None
+
+    def acknowledge(self, operation: str, transaction_id: str, account: int, event: str) -> None:
+        self.tally.acknowledged.append(Acknowledged(operation, transaction_id, account, event))
+
+    async def accepted_id(self, response: httpx.Response | None, field: str) -> str | None:
+        """The transaction a 2xx answer created, or the one a duplicate-externalId answer
+        names."""
+        if response is None:
+            return None
+        body = response.json()
+        if response.is_success:
+            return str(body[field])
+        if body.get("code") == "PIX_DUPLICATE_EXTERNAL_ID":  # 400, or 409 for refunds
+            return str(body["details"]["existingTransactionId"])
+        return None
+
+    async def cash_out(self) -> None:
+        scenario = self.rng.choice(SCENARIOS)
+        body = {
+            "value": round(self.rng.uniform(0.01, 5.0), 2),
+            "externalId": f"soak-co-{uuid.uuid4().hex}",
+            "description": "soak",
+            "details": EXTERNAL_KEY,
+        }
+        headers = {"X-Sandbox-Scenario": scenario} if scenario else {}
+        response = await self.send("POST", "/api/pix/cash-out", body, headers)
+        tx = await self.accepted_id(response, "transactionId")
+        if tx is None:
+            return
+        self.acknowledge("cash_out", tx, self.account, "CashOut")
+        if self.rng.random() < 0.15:
+            self.tally.repeats += 1
+            again = await self.send("POST", "/api/pix/cash-out", body, headers)
+            if again is not None and await self.accepted_id(again, "transactionId") != tx:
+                self.tally.repeat_mismatches.append(f"cash-out: {again.text[:200]}")
+
+    async def charge(self, value: float) -> tuple[str, str] | None:
+        body = {
+            "transaction": {
+                "value": value,
+                "description": "soak",
+                "externalId": f"soak-ch-{uuid.uuid4().hex}",
+            },
+            "payer": {"fullName": "Maria da Silva", "document": HOLDER_CPF},
+        }
+        response = await self.send("POST", "/api/pix/cash-in", body)
+        if response is None or not response.is_success:
+            return None  # a charge created but unanswered is simply never paid
+        created = response.json()
+        return str(created["transactionId"]), str(created["pixCode"])
+
+    async def charge_paid(self) -> None:
+        created = await self.charge(round(self.rng.uniform(1.0, 50.0), 2))
+        if created is None:
+            return
+        tx, code = created
+        pay = {"pixCode": code, "payer": PAYER}
+        response = await self.send("POST", "/sandbox/pix/pay", pay)
+        # 409 "already paid": an earlier, unanswered attempt of this same request paid it.
+        if response is not None and (response.is_success or response.status_code == 409):
+            self.acknowledge("charge_paid", tx, self.account, "CashIn")
+            self.tally.received[self.account].append(tx)
+            if self.rng.random() < 0.15:
+                self.tally.repeats += 1
+                again = await self.send("POST", "/sandbox/pix/pay", pay)
+                if again is None or again.status_code != 409:
+                    self.tally.repeat_mismatches.append(f"pay: {again and again.text[:200]}")
+
+    async def qr_internal(self, payee: Client) -> None:
+        value = round(self.rng.uniform(0.5, 5.0), 2)
+        created = await payee.charge(value)
+        if created is None:
+            return
+        charge_tx, code = created
+        body = {"qrCode": code, "value": value, "externalId": f"soak-qr-{uuid.uuid4().hex}"}
+        response = await self.send("POST", "/api/pix/cash-out-qrcode", body)
+        tx = await self.accepted_id(response, "transactionId")
+        if tx is None:
+            return
+        self.acknowledge("qr_internal", tx, self.account, "CashOut")
+        self.acknowledge("qr_internal", charge_tx, payee.account, "CashIn")
+        self.tally.received[payee.account].append(charge_tx)
+
+    async def dict_transfer(self) -> None:
+        body = {
+            "pixKey": f"soak{self.account}@example.com",
+            "creditorDocument": HOLDER_CPF,
+            "priority": "HIGH",
+            "payment": {"currency": "BRL", "amount": round(self.rng.uniform(0.01, 5.0), 2)},
+        }
+        key = {"x-idempotency-key": str(uuid.uuid4())}
+        response = await self.send("POST", "/dict/pix", body, key)
+        if response is None or not response.is_success:
+            return
+        tx = str(response.json()["id"])
+        self.acknowledge("dict_transfer", tx, self.account, "CashOut")
+        if self.rng.random() < 0.15:
+            self.tally.repeats += 1
+            again = await self.send("POST", "/dict/pix", body, key)
+            if again is None or not again.is_success or str(again.json()["id"]) != tx:
+                self.tally.repeat_mismatches.append(f"dict: {again and again.text[:200]}")
+
+    async def refund_in(self) -> None:
+        received = self.tally.received[self.account]
+        if not received:
+            await self.charge_paid()
+            return
+        original = self.rng.choice(received)
+        value = round(self.rng.uniform(0.01, 20.0), 2)
+        body = {"refundValue": value, "externalId": f"soakrf{uuid.uuid4().hex[:29]}"}
+        response = await self.send("POST", f"/api/pix/refund-in/{original}", body)
+        tx = await self.accepted_id(response, "transactionId")
+        if tx is not None:
+            self.acknowledge("refund_in", tx, self.account, "RefundIn")
+
+    async def run(self, others: list[Client], until: float) -> None:
+        while time.monotonic() < until:
+            operation = self.rng.choice(OPERATIONS)
+            self.tally.sent[operation] += 1
+            if operation == "cash_out":
+                await self.cash_out()
+            elif operation == "charge_paid":
+                await self.charge_paid()
+            elif operation == "qr_internal":
+                await self.qr_internal(self.rng.choice(others))
+            elif operation == "dict_transfer":
+                await self.dict_transfer()
+            else:
+                await self.refund_in()
+
+
+async def register_dict_key(http: httpx.AsyncClient, creds: Credentials, account: int) -> None:
+    response = await http.post(
+        "/sandbox/dict/keys",
+        json={
+            "key": f"soak{account}@example.com",
+            "keyType": "EMAIL",
+            "name": "Maria Silva",
+            "document": HOLDER_CPF,
+            "ispb": "60701190",
+            "bankName": "Banco Destino",
+            "branch": "0001",
+            "accountNumber": "123456-7",
+            "status": "ACTIVE",
+        },
+        headers=creds.headers(),
+    )
+    response.raise_for_status()
+
+
+async def load(
+    base: str, accounts: list[tuple[int, Credentials]], clients: int, duration: float, seed: int
+) -> tuple[Tally, float]:
+    tally = Tally()
+    limits = httpx.Limits(max_connections=clients * 2, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
+        for account, creds in accounts:
+            await register_dict_key(http, creds, account)
+        team = [
+            Client(http, creds, account, tally, random.Random(seed + n))
+            for n, (account, creds) in enumerate(
+                accounts[i % len(accounts)] for i in range(clients)
+            )
+        ]
+        started = time.monotonic()
+        until = started + duration
+        await asyncio.gather(
+            *(c.run([o for o in team if o.account != c.account], until) for c in team)
+        )
+        return tally, time.monotonic() - started
+
+
+# --- the checks ------------------------------------------------------------------------------
+
+
+def wait_quiet(url: str, timeout: float) -> tuple[int, int]:
+    """Wait until no job is queued or running and no delivery is pending; what is left."""
+    deadline = time.monotonic() + timeout
+    left = (-1, -1)
+    while time.monotonic() < deadline:
+        rows = asyncio.run(
+            query(
+                url,
+                "SELECT (SELECT count(*) FROM jobs WHERE status IN ('queued', 'running') "
+                "        AND run_at < now() + interval '10 minutes'),"
+                "       (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')",
+            )
+        )
+        left = (int(rows[0][0]), int(rows[0][1]))
+        if left == (0, 0):
+            break
+        time.sleep(0.5)
+    return left
+
+
+def check(url: str, tally: Tally, arrivals: list[dict[str, Any]]) -> dict[str, int]:
+    """Each problem kind and how many times it was found (all 0: the run passed)."""
+    refs = [a.transaction_id for a in tally.acknowledged]
+    found: dict[str, tuple[str, str]] = {}  # the client's reference -> (public id, status)
+    for row in asyncio.run(
+        query(
+            url,
+            "SELECT id::text AS id, transaction_id::text AS public, status FROM transactions "
+            "WHERE transaction_id::text = ANY($1::text[]) OR id::text = ANY($1::text[])",
+            refs,
+        )
+    ):
+        found[row["id"]] = found[row["public"]] = (row["public"], row["status"])
+    final = {ref: found[ref] for ref in refs if ref in found and found[ref][1] in FINAL}
+    lost = [a for a in tally.acknowledged if a.transaction_id not in final]
+    paid_twice = asyncio.run(
+        query(
+            url,
+            "SELECT account_id, external_id FROM transactions WHERE external_id IS NOT NULL "
+            "GROUP BY 1, 2 HAVING count(*) > 1",
+        )
+    )
+    by_message: dict[str, dict[str, Any]] = {}
+    for arrival in arrivals:
+        by_message.setdefault(arrival["id"], arrival["body"])
+    messages_per_state: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    for message_id, body in by_message.items():
+        state = (str(body.get("event")), str(body.get("transactionId")), str(body.get("status")))
+        messages_per_state[state].add(message_id)
+    unnotified = [
+        a
+        for a in tally.acknowledged
+        if a.transaction_id in final
+        and (a.event, *final[a.transaction_id]) not in messages_per_state
+    ]
+    notified_twice = [s for s, messages in messages_per_state.items() if len(messages) > 1]
+    deliveries = asyncio.run(query(url, "SELECT message_id, status FROM webhook_deliveries"))
+    undelivered = [d for d in deliveries if d["status"] != "delivered"]
+    never_arrived = [d for d in deliveries if d["message_id"] not in by_message]
+    stuck_holds = asyncio.run(query(url, "SELECT id FROM accounts WHERE blocked <> 0"))
+    over_refunded = asyncio.run(
+        query(
+            url,
+            "SELECT o.id FROM transactions o JOIN transactions r ON r.parent_id = o.id "
+            "WHERE r.operation = 'REFUND_IN' AND r.status <> 'ERROR' "
+            "GROUP BY o.id, o.amount HAVING sum(r.amount) > o.amount",
+        )
+    )
+    return {
+        "acknowledged, not final (lost)": len(lost),
+        "account with money still blocked": len(stuck_holds),
+        "refunded beyond the original": len(over_refunded),
+        "externalId with two transactions": len(paid_twice),
+        "repeat answered another transaction": len(tally.repeat_mismatches),
+        "final state never notified": len(unnotified),
+        "state notified under two webhook-ids": len(notified_twice),
+        "delivery not delivered": len(undelivered),
+        "delivered, never arrived": len(never_arrived),
+    }
+
+
+def main() -> int:
+    parser = arguments(__doc__ or "", duration=60)
+    parser.add_argument("--clients", type=int, default=16, help="concurrent clients")
+    parser.add_argument("--accounts", type=int, default=4)
+    parser.add_argument(
+        "--faults",
+        default="",
+        help="comma-separated: api (SIGKILL the API), workers (SIGKILL a job worker); empty: none",
+    )
+    parser.add_argument("--kill-every", type=float, default=5.0, help="seconds between kills")
+    parser.add_argument("--lease", type=float, default=5.0, help="job lease, seconds")
+    parser.add_argument("--seed", type=int, default=int(time.time()))
+    args = parser.parse_args()
+    faults = [f for f in args.faults.split(",") if f]
+    if set(faults) - {"api", "workers"}:
+        parser.error("--faults takes api and/or workers")
+    print(machine_summary(args.server))
+    print(f"seed {args.seed}; faults: {', '.join(faults) or 'none'}")
+
+    deployment = Deployment.on_server(
+        args.server,
+        allow_insecure_webhooks="true",
+        settlement_delay_ms="50",
+        job_lease_seconds=str(args.lease),
+        db_pool_max="6",
+        shutdown_grace_s="5",
+    )
+    receiver_port = free_port()
+    arrivals_path = deployment.workdir / "arrivals.jsonl"
+    receiver = subprocess.Popen(
+        [
+            sys.executable,
+            str(BENCH_DIR / "_receiver.py"),
+            str(receiver_port),
+            str(arrivals_path),
+            "--bodies",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    fleet: Fleet | None = None
+    try:
+        assert receiver.stdout is not None
+        receiver.stdout.readline()  # "ready"
+        deployment.upgrade()
+        accounts = [deployment.account() for _ in range(args.accounts)]
+        for account in accounts:
+            for event in EVENTS:
+                deployment.cli(
+                    "webhooks",
+                    "add",
+                    "--account",
+                    str(account["accountId"]),
+                    "--event",
+                    event,
+                    "--url",
+                    f"http://127.0.0.1:{receiver_port}/hook/{account['accountId']}",
+                )
+        fleet = Fleet(deployment, api_workers=2, job_workers=2)
+        fleet.wait_ready()
+        team = [(int(a["accountId"]), credentials(fleet.base, a)) for a in accounts]
+        stop = threading.Event()
+        killer = threading.Thread(
+            target=inject_faults, args=(fleet, faults, args.kill_every, stop, args.seed)
+        )
+        if faults:
+            killer.start()
+        try:
+            tally, seconds = asyncio.run(
+                load(fleet.base, team, args.clients, args.duration, args.seed)
+            )
+        finally:
+            stop.set()
+            if faults:
+                killer.join()
+        fleet.wait_ready()
+        url = deployment.database_url or ""
+        left = wait_quiet(url, timeout=60 + 2 * args.lease)
+        fleet.stop()
+        time.sleep(0.5)
+    finally:
+        if fleet is not None and fleet.api.poll() is None:
+            fleet.stop()
+        receiver.terminate()
+        receiver.wait(timeout=10)
+    try:
+        arrivals = [json.loads(line) for line in arrivals_path.read_text().splitlines()]
+        problems = check(url, tally, arrivals)
+        verified = subprocess.run(
+            [PIXGATE, "ledger", "verify"], env=deployment.env, capture_output=True, text=True
+        )
+        problems["ledger verify failed"] = int(verified.returncode != 0)
+        if verified.returncode != 0:
+            print(verified.stdout, verified.stderr)
+    finally:
+        deployment.cleanup(args.server, keep=args.keep)
+
+    operations = sum(tally.sent.values())
+    print(
+        f"\n{operations} operations ({dict(tally.sent)}) by {args.clients} clients in "
+        f"{seconds:.1f} s: {operations / seconds:.0f}/s; {len(tally.acknowledged)} acknowledged "
+        f"transactions; answers {dict(sorted(tally.answers.items()))}; {tally.repeats} repeats "
+        f"of an externalId or idempotency key; {tally.retries} resends of unanswered requests, "
+        f"{tally.unanswered} given up"
+    )
+    print(
+        f"faults: {fleet.kills['api'] if fleet else 0} API kills, "
+        f"{fleet.kills['worker'] if fleet else 0} worker kills; "
+        f"{len(arrivals)} webhook arrivals, {len({a['id'] for a in arrivals})} distinct "
+        f"webhook-ids; "
+        f"left after drain: {left[0]} jobs, {left[1]} pending deliveries"
+    )
+    print(table(["check", "found"], list(problems.items())))
+    for mismatch in tally.repeat_mismatches[:5]:
+        print("  repeat:", mismatch)
+    lost = problems["acknowledged, not final (lost)"]
+    ok = not any(problems.values()) and tally.unanswered == 0
+    print(f"\nlost: {lost} -> {verdict(ok)}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

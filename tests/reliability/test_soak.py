@@ -1,0 +1,50 @@
+"""The CI-sized soak (bench/soak.py): a mixed load at `pixgate serve --workers 2` and two
+`pixgate worker` processes, while the API, then the workers, are SIGKILLed at random moments
+and restarted. Nothing acknowledged may be lost, paid twice or notified twice; the ledger
+must verify. The long runs and their figures are in docs/reliability.md."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+SOAK = Path(__file__).resolve().parents[2] / "bench" / "soak.py"
+
+
+def soak(database_url: str, *args: str) -> str:
+    """Run the soak on the test suite's server (it makes a database of its own)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIXGATE_")}
+    env["PIXGATE_BENCH_SERVER"] = urlparse(database_url)._replace(path="/postgres").geturl()
+    done = subprocess.run(
+        [sys.executable, str(SOAK), "--clients", "8", "--accounts", "3", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return done.stdout
+
+
+def figure(pattern: str, output: str) -> int:
+    match = re.search(pattern, output)
+    assert match, f"{pattern!r} not in {output[-2000:]}"
+    return int(match.group(1))
+
+
+@pytest.mark.parametrize("faults", ["api", "workers"])
+def test_nothing_acknowledged_is_lost_while_processes_are_killed(
+    database_url: str, faults: str
+) -> None:
+    output = soak(database_url, "--duration", "20", "--faults", faults, "--kill-every", "4")
+    assert "lost: 0 -> PASS" in output
+    assert figure(r"(\d+) acknowledged transactions", output) > 500
+    kills = figure(r"(\d+) API kills", output) + figure(r"(\d+) worker kills", output)
+    assert kills >= 2  # the faults really happened
+    assert figure(r"(\d+) distinct\s+webhook-ids", output) > 500
