@@ -2,6 +2,7 @@
 is lost, nothing is paid twice, every final state is notified exactly once.
 
     python bench/soak.py [--duration 60] [--clients 16] [--faults api,workers] [--kill-every 5]
+                         [--signal KILL|TERM]
 
 Runs `pixgate serve --workers 2 --no-worker` and two `pixgate worker` processes on a fresh
 database of the PostgreSQL server, with a webhook receiver (bench/_receiver.py) for every
@@ -15,7 +16,10 @@ is answered, as an integrator's client would; an answer that the `externalId` wa
 `--faults api` SIGKILLs the whole API (supervisor and both processes) every `--kill-every`
 seconds, at a random moment, and starts it again; `--faults workers` SIGKILLs one of the two
 job workers and starts another. Job leases are short (`--lease`) so that jobs a killed worker
-held come back within the run.
+held come back within the run. With `--signal TERM` the processes are stopped as a supervisor
+stops them instead (SIGTERM to the process group), and the time each takes to exit is
+reported: in-flight requests and running jobs get `PIXGATE_SHUTDOWN_GRACE_S` (5 s here), and
+a process still running after twice that is counted as overrunning, then killed.
 
 At the end, with the processes up and the load stopped, it waits for the queue to drain, then
 checks: every acknowledged operation reached a final state (lost otherwise); no `externalId`
@@ -77,6 +81,7 @@ OPERATIONS = ("cash_out", "charge_paid", "qr_internal", "dict_transfer", "refund
 FINAL = ("CONFIRMED", "ERROR")
 RETRY_FOR_S = 120.0
 EVENTS = ("cash_out", "cash_in", "refund_in", "refund_out")
+SHUTDOWN_GRACE_S = 5.0
 
 
 @dataclass
@@ -109,8 +114,18 @@ class Fleet:
     """The API (one `pixgate serve --workers 2`, its own process group) and the job workers,
     each restartable after a kill."""
 
-    def __init__(self, deployment: Deployment, *, api_workers: int, job_workers: int) -> None:
+    def __init__(
+        self,
+        deployment: Deployment,
+        *,
+        api_workers: int,
+        job_workers: int,
+        stop_signal: signal.Signals = signal.SIGKILL,
+    ) -> None:
         self.deployment = deployment
+        self.stop_signal = stop_signal
+        self.exit_seconds: list[float] = []
+        self.overran = 0
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.api_workers = api_workers
@@ -148,15 +163,29 @@ class Fleet:
         raise RuntimeError(f"pixgate serve not ready after {timeout} s")
 
     def kill_api(self) -> None:
-        _kill_group(self.api)
+        self._end(self.api)
         self.kills["api"] += 1
         self.api = self._start_api()
 
     def kill_worker(self, rng: random.Random) -> None:
         index = rng.randrange(len(self.workers))
-        _kill_group(self.workers[index])
+        self._end(self.workers[index])
         self.kills["worker"] += 1
         self.workers[index] = self._start_worker()
+
+    def _end(self, process: subprocess.Popen[bytes]) -> None:
+        if self.stop_signal == signal.SIGKILL:
+            _kill_group(process)
+            return
+        started = time.monotonic()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, self.stop_signal)
+        try:
+            process.wait(timeout=2 * SHUTDOWN_GRACE_S)
+        except subprocess.TimeoutExpired:
+            self.overran += 1
+            _kill_group(process)
+        self.exit_seconds.append(time.monotonic() - started)
 
     def stop(self) -> None:
         for process in [self.api, *self.workers]:
@@ -498,6 +527,9 @@ def main() -> int:
         help="comma-separated: api (SIGKILL the API), workers (SIGKILL a job worker); empty: none",
     )
     parser.add_argument("--kill-every", type=float, default=5.0, help="seconds between kills")
+    parser.add_argument(
+        "--signal", choices=["KILL", "TERM"], default="KILL", help="how the faults stop a process"
+    )
     parser.add_argument("--lease", type=float, default=5.0, help="job lease, seconds")
     parser.add_argument("--seed", type=int, default=int(time.time()))
     args = parser.parse_args()
@@ -505,7 +537,7 @@ def main() -> int:
     if set(faults) - {"api", "workers"}:
         parser.error("--faults takes api and/or workers")
     print(machine_summary(args.server))
-    print(f"seed {args.seed}; faults: {', '.join(faults) or 'none'}")
+    print(f"seed {args.seed}; faults: {', '.join(faults) or 'none'} by SIG{args.signal}")
 
     deployment = Deployment.on_server(
         args.server,
@@ -513,7 +545,7 @@ def main() -> int:
         settlement_delay_ms="50",
         job_lease_seconds=str(args.lease),
         db_pool_max="6",
-        shutdown_grace_s="5",
+        shutdown_grace_s=str(SHUTDOWN_GRACE_S),
     )
     receiver_port = free_port()
     arrivals_path = deployment.workdir / "arrivals.jsonl"
@@ -546,7 +578,12 @@ def main() -> int:
                     "--url",
                     f"http://127.0.0.1:{receiver_port}/hook/{account['accountId']}",
                 )
-        fleet = Fleet(deployment, api_workers=2, job_workers=2)
+        fleet = Fleet(
+            deployment,
+            api_workers=2,
+            job_workers=2,
+            stop_signal=signal.Signals[f"SIG{args.signal}"],
+        )
         fleet.wait_ready()
         team = [(int(a["accountId"]), credentials(fleet.base, a)) for a in accounts]
         stop = threading.Event()
@@ -580,6 +617,8 @@ def main() -> int:
             [PIXGATE, "ledger", "verify"], env=deployment.env, capture_output=True, text=True
         )
         problems["ledger verify failed"] = int(verified.returncode != 0)
+        if fleet is not None and fleet.stop_signal == signal.SIGTERM:
+            problems["exit after SIGTERM overran 2 x grace"] = fleet.overran
         if verified.returncode != 0:
             print(verified.stdout, verified.stderr)
     finally:
@@ -600,6 +639,11 @@ def main() -> int:
         f"webhook-ids; "
         f"left after drain: {left[0]} jobs, {left[1]} pending deliveries"
     )
+    if fleet is not None and fleet.exit_seconds:
+        print(
+            f"exits after SIGTERM: {len(fleet.exit_seconds)}, "
+            f"slowest {max(fleet.exit_seconds):.1f} s (grace {SHUTDOWN_GRACE_S:g} s)"
+        )
     print(table(["check", "found"], list(problems.items())))
     for mismatch in tally.repeat_mismatches[:5]:
         print("  repeat:", mismatch)

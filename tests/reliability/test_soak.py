@@ -1,7 +1,8 @@
 """The CI-sized soak (bench/soak.py): a mixed load at `pixgate serve --workers 2` and two
 `pixgate worker` processes, while the API, then the workers, are SIGKILLed at random moments
-and restarted. Nothing acknowledged may be lost, paid twice or notified twice; the ledger
-must verify. The long runs and their figures are in docs/reliability.md."""
+and restarted (and, as a supervisor does, stopped with SIGTERM, which must end each process
+within twice its shutdown grace). Nothing acknowledged may be lost, paid twice or notified
+twice; the ledger must verify. The long runs and their figures are in docs/reliability.md."""
 
 from __future__ import annotations
 
@@ -38,11 +39,16 @@ def figure(pattern: str, output: str) -> int:
     return int(match.group(1))
 
 
-@pytest.mark.parametrize("faults", ["api", "workers"])
+@pytest.mark.parametrize(
+    ("faults", "signal"), [("api", "KILL"), ("workers", "KILL"), ("api,workers", "TERM")]
+)
 def test_nothing_acknowledged_is_lost_while_processes_are_killed(
-    database_url: str, faults: str
+    database_url: str, faults: str, signal: str
 ) -> None:
-    output = soak(database_url, "--duration", "20", "--faults", faults, "--kill-every", "4")
+    output = soak(
+        database_url,
+        *("--duration", "20", "--faults", faults, "--kill-every", "4", "--signal", signal),
+    )
     assert "lost: 0 -> PASS" in output
     assert figure(r"(\d+) acknowledged transactions", output) > 500
     kills = figure(r"(\d+) API kills", output) + figure(r"(\d+) worker kills", output)
