@@ -221,10 +221,10 @@ async def by_payment(conn: Connection, account_id: int, transaction_id: UUID) ->
 async def by_txid(
     conn: Connection, account_id: int, kind: str, txid: str, *, lock: bool = False
 ) -> Charge | None:
-    """The account's charge of this kind and txid; `lock`: FOR UPDATE, until the commit."""
+    """The account's charge of this kind and txid; `lock`: FOR NO KEY UPDATE, until the commit."""
     query = "SELECT * FROM charges WHERE account_id = $1 AND kind = $2 AND txid = $3"
     return charge_or_none(
-        await conn.fetchrow(query + " FOR UPDATE" if lock else query, account_id, kind, txid)
+        await conn.fetchrow(query + " FOR NO KEY UPDATE" if lock else query, account_id, kind, txid)
     )
 
 
@@ -329,7 +329,7 @@ async def lock_accounts(conn: Connection, account_ids: list[int]) -> dict[int, A
     sandbox payment racing a QR cash-out of the same charge, wait instead of deadlocking.
     """
     rows = await conn.fetch(
-        "SELECT * FROM accounts WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE",
+        "SELECT * FROM accounts WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE",
         account_ids,
     )
     return {row["id"]: Account.from_record(row) for row in rows}

@@ -172,7 +172,9 @@ async def get(conn: Connection, account_id: int, case_id: int) -> MedCase | None
 async def lock(conn: Connection, account_id: int, case_id: int) -> MedCase | None:
     """The case, its row locked until the caller's transaction ends."""
     row = await conn.fetchrow(
-        f"{_SELECT} WHERE m.account_id = $1 AND m.id = $2 FOR UPDATE OF m", account_id, case_id
+        f"{_SELECT} WHERE m.account_id = $1 AND m.id = $2 FOR NO KEY UPDATE OF m",
+        account_id,
+        case_id,
     )
     return _case(row) if row else None
 
@@ -183,7 +185,7 @@ async def open_case_of(conn: Connection, account_id: int, end_to_end_id: str) ->
         """
         SELECT id FROM med_cases
         WHERE account_id = $1 AND end_to_end_id = $2 AND status IN ('OPEN', 'RECEIVED')
-        FOR UPDATE
+        FOR NO KEY UPDATE
         """,
         account_id,
         end_to_end_id,

@@ -189,3 +189,22 @@ class TestConflicts:
                 request(received.end_to_end_id, MedReason.REFUND_CANCELLATION, None),
             )
         assert await balance(rt, account_id) == (1000, 10000)
+
+
+async def test_cases_opened_at_once_on_one_account_do_not_deadlock(rt: Runtime) -> None:
+    """Opening a case inserts rows that reference the account and the PIX (foreign keys take
+    a key-share lock on both) before it locks them to block the money: had that lock been FOR
+    UPDATE, which waits for key-share locks, two cases opened at once on one account would each
+    wait for the other's (the soak, bench/soak.py, met it)."""
+    account = await make_account(rt, balance="0.00")
+    received = [
+        await charges.sandbox_incoming(rt, account.account_id, Decimal("10.00"), PAYER)
+        for _ in range(12)
+    ]
+    cases = await asyncio.gather(
+        *(med.request(rt, account.account_id, request(r.end_to_end_id)) for r in received)
+    )
+    assert [c.status for c in cases] == [MedStatus.RECEIVED] * 12
+    assert await balance(rt, account.account_id) == (0, 12000)
+    async with rt.db.connection() as conn:
+        assert await verify.problems(conn) == []

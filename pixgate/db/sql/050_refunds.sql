@@ -4,7 +4,7 @@
 -- PUT /pix/{e2eid}/devolucao/{id}) and MED approvals create their REFUND_IN here, so the
 -- refundable balance of a PIX is counted by one rule.
 --
--- The original transaction's row is locked (FOR UPDATE) before its refunds are counted:
+-- The original transaction's row is locked (FOR NO KEY UPDATE) before its refunds are counted:
 -- two concurrent refunds of one PIX are counted one after the other, and their sum never
 -- passes the original amount. Lock order: the original, then the account row.
 --
@@ -27,7 +27,7 @@ BEGIN
     SELECT * INTO v FROM transactions t
     WHERE t.id = p_original AND t.account_id = p_account
       AND t.operation = p_operation AND t.status = 'CONFIRMED'
-    FOR UPDATE;
+    FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'transaction % is not a refundable transaction of account %',
             p_original, p_account USING ERRCODE = 'PXR00';
@@ -39,7 +39,7 @@ $$;
 -- The refundable balance: what is left to refund of a transaction, its amount minus its
 -- PENDING and CONFIRMED refunds (REFUND_IN of a PIX received, REFUND_OUT of a cash-out;
 -- one that ended in ERROR no longer counts). Negative when they exceed it. Read it under
--- the original's lock (refund_original(), or FOR UPDATE) for an answer that holds until
+-- the original's lock (refund_original(), or FOR NO KEY UPDATE) for an answer that holds until
 -- COMMIT. NULL for an unknown id.
 CREATE FUNCTION refund_left(p_original bigint) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE

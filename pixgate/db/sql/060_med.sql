@@ -3,6 +3,10 @@
 -- disputed PIX; an approved case's refund is then held by refund_create (050_refunds.sql)
 -- in the same transaction, so the money never sits in `available` in between.
 
+-- Rows are locked FOR NO KEY UPDATE, never FOR UPDATE: opening a case first inserts a row
+-- whose foreign keys take a key-share lock on the account and the PIX, which FOR UPDATE
+-- waits for, so two cases opened at once on one account would each wait for the other's.
+
 DROP FUNCTION IF EXISTS med_take_in, med_release;
 
 -- An OPEN case of a PIX the account received becomes RECEIVED: what is left to refund of
@@ -17,13 +21,13 @@ DECLARE
     v_available bigint;
     v_amount bigint;
 BEGIN
-    SELECT * INTO v FROM med_cases WHERE id = p_case FOR UPDATE;
+    SELECT * INTO v FROM med_cases WHERE id = p_case FOR NO KEY UPDATE;
     IF NOT FOUND OR v.status <> 'OPEN' OR v.original_transaction_id IS NULL THEN
         RETURN 0;
     END IF;
-    PERFORM 1 FROM transactions WHERE id = v.original_transaction_id FOR UPDATE;
+    PERFORM 1 FROM transactions WHERE id = v.original_transaction_id FOR NO KEY UPDATE;
     v_left := refund_left(v.original_transaction_id);
-    SELECT available INTO v_available FROM accounts WHERE id = v.account_id FOR UPDATE;
+    SELECT available INTO v_available FROM accounts WHERE id = v.account_id FOR NO KEY UPDATE;
     v_amount := greatest(least(v_left, v_available), 0);
     IF v_amount > 0 THEN
         PERFORM ledger_hold(v.account_id, v_amount, v.original_transaction_id);
@@ -44,13 +48,13 @@ CREATE FUNCTION med_release(
 DECLARE
     v med_cases;
 BEGIN
-    SELECT * INTO v FROM med_cases WHERE id = p_case FOR UPDATE;
+    SELECT * INTO v FROM med_cases WHERE id = p_case FOR NO KEY UPDATE;
     IF NOT FOUND OR v.status NOT IN ('OPEN', 'RECEIVED') THEN
         RETURN 0;
     END IF;
     -- the PIX before the account, as a refund locks them: an approval's refund of this PIX
     -- then counts what is left under the lock taken here, and no refund can deadlock it
-    PERFORM 1 FROM transactions WHERE id = v.original_transaction_id FOR UPDATE;
+    PERFORM 1 FROM transactions WHERE id = v.original_transaction_id FOR NO KEY UPDATE;
     IF v.status = 'RECEIVED' AND v.blocked_amount > 0 THEN
         PERFORM ledger_void(v.account_id, v.blocked_amount, v.original_transaction_id);
     END IF;
