@@ -61,6 +61,9 @@ from _common import (
     verdict,
 )
 
+from pixgate.domain import scenarios
+from pixgate.domain.webhooks import EventType
+
 PAYER = {"name": "Joao Pagador", "document": "52998224725"}
 EXTERNAL_KEY = {
     "key": "123e4567-e89b-42d3-a456-426614174000",
@@ -69,18 +72,19 @@ EXTERNAL_KEY = {
     "document": "52998224725",
 }
 HOLDER_CPF = "11144477735"
+MED_EVENTS = (EventType.MED_CREATED, EventType.MED_ACCEPTED, EventType.MED_REJECTED)
 SCENARIOS: list[str | None] = [
-    *[None] * 6,
-    "ORDER_REJECTED",
-    "ACCOUNT_CLOSED",
-    "SETTLEMENT_TIMEOUT",
-    "INSUFFICIENT_FUNDS",
+    *[None] * 12,
+    *sorted(scenarios.SYNCHRONOUS),
+    *scenarios.SETTLEMENT_ERRORS,
+    "WEBHOOK_DELAY",
     "DELAY_500MS",
 ]
-OPERATIONS = ("cash_out", "charge_paid", "qr_internal", "dict_transfer", "refund_in")
+"""Every sandbox scenario; most cash-outs have none (they settle)."""
+OPERATIONS = ("cash_out", "charge_paid", "qr_internal", "dict_transfer", "refund_in", "med")
 FINAL = ("CONFIRMED", "ERROR")
 RETRY_FOR_S = 120.0
-EVENTS = ("cash_out", "cash_in", "refund_in", "refund_out")
+EVENTS = ("cash_out", "cash_in", "refund_in", "refund_out", *MED_EVENTS)
 SHUTDOWN_GRACE_S = 5.0
 
 
@@ -105,6 +109,8 @@ class Tally:
     acknowledged: list[Acknowledged] = field(default_factory=list)
     received: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
     """Confirmed incoming payments per account (transaction ids), candidates for refunds."""
+    disputable: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
+    """End-to-end ids of payments from outside (the sandbox payer), candidates for MED."""
 
 
 # --- the processes ---------------------------------------------------------------------------
@@ -256,7 +262,7 @@ class Client:
                 self.tally.retries += 1
                 await asyncio.sleep(min(float(response.headers.get("retry-after", "0.2")), 2.0))
                 continue
-            code = response.json().get("code", "") if response.is_client_error else ""
+            code = response.json().get("code", "") if response.is_error else ""
             self.tally.answers[f"{response.status_code} {code}".strip()] += 1
             return response
         self.tally.unanswered += 1
@@ -323,6 +329,8 @@ class Client:
         if response is not None and (response.is_success or response.status_code == 409):
             self.acknowledge("charge_paid", tx, self.account, "CashIn")
             self.tally.received[self.account].append(tx)
+            if response.is_success:
+                self.tally.disputable[self.account].append(response.json()["endToEndId"])
             if self.rng.random() < 0.15:
                 self.tally.repeats += 1
                 again = await self.send("POST", "/sandbox/pix/pay", pay)
@@ -376,6 +384,42 @@ class Client:
         if tx is not None:
             self.acknowledge("refund_in", tx, self.account, "RefundIn")
 
+    async def med(self) -> None:
+        """The payer's bank disputes a payment (part of it may be refunded already, or spent):
+        the case blocks what it can, and its analysis returns or releases it."""
+        disputable = self.tally.disputable[self.account]
+        if not disputable:
+            await self.charge_paid()
+            return
+        e2e = disputable.pop(self.rng.randrange(len(disputable)))
+        body = {"endToEndId": e2e, "cause": "SOCIAL_ENGINEERING"}
+        response = await self.send("POST", "/sandbox/med", body)
+        if response is None:
+            return
+        if response.is_success:
+            case = int(response.json()["id"])
+        elif response.status_code == 409:  # an earlier, unanswered attempt opened it
+            found = await self.open_case(e2e)
+            if found is None:
+                return
+            case = found
+        else:
+            return
+        self.acknowledge("med", f"med:{case}", self.account, "MedCreated")
+        result = self.rng.choice(["APPROVED", "REJECTED"])
+        analysis = await self.send("POST", f"/sandbox/med/{case}/analysis", {"result": result})
+        if analysis is not None and (analysis.is_success or analysis.status_code == 409):
+            event = "MedAccepted" if result == "APPROVED" else "MedRejected"
+            if analysis.is_success:
+                self.acknowledge("med", f"med:{case}", self.account, event)
+
+    async def open_case(self, e2e: str) -> int | None:
+        response = await self.send("GET", "/api/med?pageSize=100&status=RECEIVED")
+        if response is None or not response.is_success:
+            return None
+        cases = [c for c in response.json()["data"] if c["endToEnd"] == e2e]
+        return int(cases[0]["id"]) if cases else None
+
     async def run(self, others: list[Client], until: float) -> None:
         while time.monotonic() < until:
             operation = self.rng.choice(OPERATIONS)
@@ -388,8 +432,10 @@ class Client:
                 await self.qr_internal(self.rng.choice(others))
             elif operation == "dict_transfer":
                 await self.dict_transfer()
-            else:
+            elif operation == "refund_in":
                 await self.refund_in()
+            else:
+                await self.med()
 
 
 async def register_dict_key(http: httpx.AsyncClient, creds: Credentials, account: int) -> None:
@@ -470,6 +516,9 @@ def check(url: str, tally: Tally, arrivals: list[dict[str, Any]]) -> dict[str, i
     ):
         found[row["id"]] = found[row["public"]] = (row["public"], row["status"])
     final = {ref: found[ref] for ref in refs if ref in found and found[ref][1] in FINAL}
+    for row in asyncio.run(query(url, "SELECT id, status FROM med_cases")):
+        if row["status"] == "ANALYZED":  # every case the clients opened, they analysed
+            final[f"med:{row['id']}"] = (f"med:{row['id']}", "")
     lost = [a for a in tally.acknowledged if a.transaction_id not in final]
     paid_twice = asyncio.run(
         query(
@@ -483,7 +532,10 @@ def check(url: str, tally: Tally, arrivals: list[dict[str, Any]]) -> dict[str, i
         by_message.setdefault(arrival["id"], arrival["body"])
     messages_per_state: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     for message_id, body in by_message.items():
-        state = (str(body.get("event")), str(body.get("transactionId")), str(body.get("status")))
+        if body.get("med"):
+            state = (str(body["event"]), f"med:{body['med']['id']}", "")
+        else:
+            state = (str(body["event"]), str(body["transactionId"]), str(body["status"]))
         messages_per_state[state].add(message_id)
     unnotified = [
         a
@@ -510,6 +562,7 @@ def check(url: str, tally: Tally, arrivals: list[dict[str, Any]]) -> dict[str, i
         "refunded beyond the original": len(over_refunded),
         "externalId with two transactions": len(paid_twice),
         "repeat answered another transaction": len(tally.repeat_mismatches),
+        "500 INTERNAL_ERROR answered": tally.answers["500 INTERNAL_ERROR"],
         "final state never notified": len(unnotified),
         "state notified under two webhook-ids": len(notified_twice),
         "delivery not delivered": len(undelivered),
