@@ -14,11 +14,12 @@ is answered, as an integrator's client would; an answer that the `externalId` wa
 (400 PIX_DUPLICATE_EXTERNAL_ID) acknowledges the earlier request's transaction.
 
 `--faults api` SIGKILLs the whole API (supervisor and both processes) every `--kill-every`
-seconds, at a random moment, and starts it again; `--faults workers` SIGKILLs one of the two
-job workers and starts another. Job leases are short (`--lease`) so that jobs a killed worker
-held come back within the run. With `--signal TERM` the processes are stopped as a supervisor
-stops them instead (SIGTERM to the process group), and the time each takes to exit is
-reported: in-flight requests and running jobs get `PIXGATE_SHUTDOWN_GRACE_S` (5 s here), and
+seconds, at a random moment, and starts it again; `--faults api-process` SIGKILLs one of the
+API's two processes, which uvicorn's supervisor replaces; `--faults workers` SIGKILLs one of
+the two job workers and starts another. Job leases are short (`--lease`) so that jobs a killed
+worker held come back within the run. With `--signal TERM` the processes are stopped as a
+supervisor stops them instead (SIGTERM to the process group), and the time each takes to exit
+is reported: in-flight requests and running jobs get `PIXGATE_SHUTDOWN_GRACE_S` (5 s here), and
 a process still running after twice that is counted as overrunning, then killed.
 
 At the end, with the processes up and the load stopped, it waits for the queue to drain, then
@@ -47,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import psutil
 from _common import (
     BENCH_DIR,
     PIXGATE,
@@ -173,6 +175,18 @@ class Fleet:
         self.kills["api"] += 1
         self.api = self._start_api()
 
+    def kill_api_process(self, rng: random.Random) -> None:
+        """One of the API's processes, which uvicorn's supervisor replaces by itself."""
+        try:
+            children = psutil.Process(self.api.pid).children()
+        except psutil.NoSuchProcess:
+            return
+        serving = [c for c in children if "resource_tracker" not in " ".join(c.cmdline())]
+        if serving:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                rng.choice(serving).send_signal(self.stop_signal)
+                self.kills["api-process"] += 1
+
     def kill_worker(self, rng: random.Random) -> None:
         index = rng.randrange(len(self.workers))
         self._end(self.workers[index])
@@ -220,6 +234,8 @@ def inject_faults(
         kind = rng.choice(kinds)
         if kind == "api":
             fleet.kill_api()
+        elif kind == "api-process":
+            fleet.kill_api_process(rng)
         else:
             fleet.kill_worker(rng)
 
@@ -577,7 +593,8 @@ def main() -> int:
     parser.add_argument(
         "--faults",
         default="",
-        help="comma-separated: api (SIGKILL the API), workers (SIGKILL a job worker); empty: none",
+        help="comma-separated: api (the whole API), api-process (one of its processes), "
+        "workers (a job worker); empty: none",
     )
     parser.add_argument("--kill-every", type=float, default=5.0, help="seconds between kills")
     parser.add_argument(
@@ -587,8 +604,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=int(time.time()))
     args = parser.parse_args()
     faults = [f for f in args.faults.split(",") if f]
-    if set(faults) - {"api", "workers"}:
-        parser.error("--faults takes api and/or workers")
+    if set(faults) - {"api", "api-process", "workers"}:
+        parser.error("--faults takes api, api-process and/or workers")
     print(machine_summary(args.server))
     print(f"seed {args.seed}; faults: {', '.join(faults) or 'none'} by SIG{args.signal}")
 
@@ -687,6 +704,7 @@ def main() -> int:
     )
     print(
         f"faults: {fleet.kills['api'] if fleet else 0} API kills, "
+        f"{fleet.kills['api-process'] if fleet else 0} API process kills, "
         f"{fleet.kills['worker'] if fleet else 0} worker kills; "
         f"{len(arrivals)} webhook arrivals, {len({a['id'] for a in arrivals})} distinct "
         f"webhook-ids; "

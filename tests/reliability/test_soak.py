@@ -40,7 +40,8 @@ def figure(pattern: str, output: str) -> int:
 
 
 @pytest.mark.parametrize(
-    ("faults", "signal"), [("api", "KILL"), ("workers", "KILL"), ("api,workers", "TERM")]
+    ("faults", "signal"),
+    [("api,api-process", "KILL"), ("workers", "KILL"), ("api,workers", "TERM")],
 )
 def test_nothing_acknowledged_is_lost_while_processes_are_killed(
     database_url: str, faults: str, signal: str
@@ -51,6 +52,6 @@ def test_nothing_acknowledged_is_lost_while_processes_are_killed(
     )
     assert "lost: 0 -> PASS" in output
     assert figure(r"(\d+) acknowledged transactions", output) > 500
-    kills = figure(r"(\d+) API kills", output) + figure(r"(\d+) worker kills", output)
+    kills = sum(figure(rf"(\d+) {what} kills", output) for what in ("API", "API process", "worker"))
     assert kills >= 2  # the faults really happened
     assert figure(r"(\d+) distinct\s+webhook-ids", output) > 500
