@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every bench for 2 seconds: a crash test, not a measurement (the targets print but do not fail).
-# Exits non-zero when a bench crashes or the cash-out exactly-once check fails.
+# Exits non-zero when a bench crashes, the cash-out exactly-once check fails or a webhook
+# delivery is lost.
 # Needs wrk, pgbench and the PostgreSQL server of PIXGATE_BENCH_SERVER (default 127.0.0.1:5432).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,7 @@ run bench/memory.py --requests 2000 --duration 2
 run bench/statements.py
 run bench/cash_out.py --duration 2 --warmup 1
 run bench/webhook_latency.py --duration 2 --accounts 2
+run bench/webhook_receivers.py --duration 2 --warmup 1
 if ((${#failed[@]})); then
     echo "failed: ${failed[*]}" >&2
     exit 1

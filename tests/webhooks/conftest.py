@@ -9,8 +9,16 @@ import pytest
 
 from pixgate.db.pool import Connection
 from pixgate.runtime import Runtime
+from pixgate.services.webhooks import destinations
 from tests.builders import count_sent
 from tests.webhooks.receiver import Receiver
+
+
+@pytest.fixture(autouse=True)
+async def no_silent_destinations() -> None:
+    """Each test starts with no destination remembered as silent: a receiver of an earlier
+    test that hung may have had the port this test's receiver gets."""
+    destinations.forget()
 
 
 @pytest.fixture

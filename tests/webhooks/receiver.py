@@ -1,6 +1,7 @@
 """A real HTTP receiver on 127.0.0.1 (asyncio streams): records every request and answers
-from a per-path script of statuses, or stalls (never answers) to simulate a hung server, or
-plays a scripted answer (a byte stream with pauses) to simulate a hostile one.
+from a per-path script of statuses, or stalls (never answers) to simulate a hung server,
+hangs up or resets the connection instead of answering, or plays a scripted answer (a byte
+stream with pauses) to simulate a hostile one.
 
 `TlsListener` is a TLS endpoint that only records connections and the SNI they present."""
 
@@ -10,7 +11,9 @@ import asyncio
 import contextlib
 import datetime
 import ipaddress
+import socket
 import ssl
+import struct
 import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -23,6 +26,10 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 STALL = "stall"
+HANG_UP = "hang-up"
+"""Read the request, then close the connection without a byte of answer."""
+RESET = "reset"
+"""Send a 200's status line, headers and half its body, then reset the connection (RST)."""
 
 Scripted = Callable[[], AsyncIterator[bytes]]
 """An answer written piece by piece (the receiver drains after each piece)."""
@@ -48,8 +55,9 @@ class Receiver:
     _server: asyncio.Server | None = None
     _handlers: set[asyncio.Task[Any]] = field(default_factory=set)
 
-    async def start(self) -> None:
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+    async def start(self, port: int = 0) -> None:
+        """Listen on `port` (0: any free one)."""
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", port)
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
@@ -98,6 +106,16 @@ class Receiver:
                 action = plan.pop(0) if plan else 200
                 if action == STALL:
                     await asyncio.sleep(3600)
+                if action == HANG_UP:
+                    return
+                if action == RESET:
+                    writer.write(b'HTTP/1.1 200 OK\r\nContent-Length: 18\r\n\r\n{"recei')
+                    await writer.drain()
+                    await asyncio.sleep(0.1)  # read by the client before the reset drops it
+                    sock = writer.get_extra_info("socket")
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    writer.transport.abort()
+                    return
                 if callable(action):
                     self.sent.setdefault(path, 0)
                     async for piece in action():

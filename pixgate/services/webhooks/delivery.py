@@ -33,7 +33,9 @@ def _body(row: rows.Delivery) -> bytes:
     return orjson.dumps(payloads.render(event, row.version))
 
 
-async def _post_delivery(rt: Runtime, row: rows.Delivery, secrets: Sequence[str]) -> Attempt:
+async def _post_delivery(
+    rt: Runtime, row: rows.Delivery, secrets: Sequence[str], *, requested: bool = False
+) -> Attempt:
     return await post(
         rt,
         url=row.url,
@@ -41,6 +43,7 @@ async def _post_delivery(rt: Runtime, row: rows.Delivery, secrets: Sequence[str]
         message_id=row.message_id,
         headers=row.headers,
         secrets=secrets,
+        requested=requested,
     )
 
 

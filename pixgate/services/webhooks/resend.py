@@ -94,7 +94,9 @@ async def resend(rt: Runtime, account_id: int, identifier: str, url: str | None)
         secrets = await _signing_secrets(conn, account_id)
         loaded = [await rows.load_delivery(conn, delivery_id) for delivery_id, _ in targets]
     deliveries = [row for row in loaded if row is not None]
-    attempts = await asyncio.gather(*(_post_delivery(rt, row, secrets) for row in deliveries))
+    attempts = await asyncio.gather(
+        *(_post_delivery(rt, row, secrets, requested=True) for row in deliveries)
+    )
     log_ids: list[int] = []
     async with rt.db.begin() as conn:
         for (_, fresh), row, attempt in zip(targets, deliveries, attempts, strict=True):

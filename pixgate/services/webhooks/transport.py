@@ -1,9 +1,10 @@
 """The HTTP side of webhooks: the one pooled client, its guarded connections, and one signed POST.
 
 It is apart from the rest because it holds the state that must exist once per process: the
-client and the per-destination gates per event loop, and the context variable that carries
-`allow_insecure_webhooks` down to the connection. Configuration checks a URL here, delivery
-and resend POST through here, and nothing here touches the database.
+client per event loop (the per-destination gates are in `destinations`), and the context
+variable that carries `allow_insecure_webhooks` down to the connection. Configuration
+checks a URL here, delivery and resend POST through here, and nothing here touches the
+database.
 
 Every connection goes through `_GuardedBackend`, which resolves the host and refuses
 private, loopback, link-local, multicast and reserved addresses on the very
@@ -12,7 +13,9 @@ addresses it then connects to, so a DNS change between check and connect cannot 
 A receiver cannot hold or flood us either: redirects are not followed, no cookie is kept,
 at most `_READ_LIMIT_BYTES` of an answer's body is read (the connection is then dropped),
 and a whole attempt (connect, send, answer) ends at `webhook_timeout_s`, however slowly
-the receiver trickles bytes (tests/webhooks/test_hostile_receivers.py).
+the receiver trickles bytes (tests/webhooks/test_hostile_receivers.py); a receiver that
+hangs holds few of the worker's job slots (`destinations`,
+tests/webhooks/test_slow_receivers.py).
 """
 
 from __future__ import annotations
@@ -23,8 +26,7 @@ import ipaddress
 import socket
 import time
 import weakref
-from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -35,6 +37,7 @@ import httpx
 from pixgate.domain import webhooks as rules
 from pixgate.domain.errors import InvalidWebhookConfig, UnsafeWebhookDestination
 from pixgate.runtime import Runtime
+from pixgate.services.webhooks import destinations
 
 USER_AGENT = "pixgate-webhooks/0.1"
 _READ_LIMIT_BYTES = rules.EXCERPT_CHARS * 4
@@ -121,41 +124,6 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient
 )
 
 
-@dataclass(slots=True)
-class _Gate:
-    slots: asyncio.Semaphore
-    users: int = 0
-
-
-_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[rules.Destination, _Gate]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-@asynccontextmanager
-async def _destination_slot(destination: rules.Destination, limit: int) -> AsyncIterator[None]:
-    """At most `limit` POSTs in flight to one destination from this event loop; the others
-    wait here, in arrival order.
-
-    Beyond bounding what one receiver gets at once, this keeps httpcore's pool small: the pool
-    walks all its connections for each idle one on every request and every response
-    (O(n^2)), so a burst of deliveries that opened 200 connections made every later POST
-    slower, the backlog longer and the burst larger (docs/performance.md, "Webhook POSTs per
-    destination")."""
-    gates = _gates.setdefault(asyncio.get_running_loop(), {})
-    gate = gates.get(destination)
-    if gate is None:
-        gate = gates[destination] = _Gate(asyncio.Semaphore(limit))
-    gate.users += 1
-    try:
-        async with gate.slots:
-            yield
-    finally:
-        gate.users -= 1
-        if gate.users == 0:
-            del gates[destination]
-
-
 def http_client() -> httpx.AsyncClient:
     """One pooled client per event loop (the CLI runs several loops in one process).
 
@@ -196,6 +164,8 @@ class Attempt:
     excerpt: str | None
     error: str | None
     retry_after: float | None
+    ran_to_deadline: bool = False
+    """No answer came in time: the attempt's deadline or one of httpx's timeouts."""
 
     @property
     def ok(self) -> bool:
@@ -228,19 +198,42 @@ async def post(
     message_id: str,
     headers: dict[str, str],
     secrets: Sequence[str],
+    requested: bool = False,
 ) -> Attempt:
     """One signed POST. Never raises for the receiver's faults: they become the Attempt.
 
     It is signed, timed and stamped once its destination has a free slot, so neither the
-    attempt's duration nor `webhook-timestamp` counts the wait for one.
+    attempt's duration nor `webhook-timestamp` counts the wait for one. A destination that
+    has no slot for it (`destinations`: none free within a second, or a silent receiver)
+    gets no POST: the attempt fails at once with `not sent: ...`. A `requested` POST (a
+    resend the merchant asked for, often to see whether a receiver is back) goes to a
+    silent receiver too, within the same bound on POSTs in flight.
     """
     allow = rt.settings.allow_insecure_webhooks
     try:
         destination = rules.parse_destination(url, allow_insecure=allow)
     except (UnsafeWebhookDestination, InvalidWebhookConfig) as exc:
         return Attempt(rt.clock.now(), None, 0, None, f"destination refused: {exc.message}", None)
-    async with _destination_slot(destination, rt.settings.webhook_concurrency_per_destination):
-        return await _post_now(rt, url, body, message_id, headers, secrets)
+    try:
+        await destinations.acquire(
+            destination,
+            rt.settings.webhook_concurrency_per_destination,
+            wait=min(destinations.SLOT_WAIT_S, rt.settings.webhook_timeout_s),
+            probe=requested,
+        )
+    except destinations.NotSent as exc:
+        return Attempt(rt.clock.now(), None, 0, None, f"not sent: {exc.reason}", None)
+    try:
+        attempt = await _post_now(rt, url, body, message_id, headers, secrets)
+    except BaseException:  # cancelled: it tells nothing of the destination
+        destinations.release(destination, answered=False, ran_to_deadline=False)
+        raise
+    destinations.release(
+        destination,
+        answered=attempt.status_code is not None and not attempt.ran_to_deadline,
+        ran_to_deadline=attempt.ran_to_deadline,
+    )
+    return attempt
 
 
 async def _post_now(
@@ -273,6 +266,7 @@ async def _post_now(
     text: str | None = None
     error: str | None = None
     retry_after: float | None = None
+    ran_to_deadline = False
     limit = rt.settings.webhook_timeout_s
     try:
         async with (
@@ -292,11 +286,17 @@ async def _post_now(
                 error = f"redirect to {response.headers.get('location')!r} not followed"
     except TimeoutError:  # the attempt's deadline (httpx's own timeouts are HTTPErrors)
         error = f"timed out: no complete answer within {limit:g} s"
+        ran_to_deadline = True
     except UnsafeWebhookDestination as exc:  # an address refused by _GuardedBackend
         error = f"destination refused: {exc.message}"
     except httpx.HTTPError as exc:
         error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        # a connect, read or write timeout is the receiver's silence; waiting for one of
+        # our pool's connections is not
+        ran_to_deadline = isinstance(exc, httpx.TimeoutException) and not isinstance(
+            exc, httpx.PoolTimeout
+        )
     finally:
         _allow_loopback.reset(token)
     duration_ms = round((time.monotonic() - started) * 1000)
-    return Attempt(sent_at, status_code, duration_ms, text, error, retry_after)
+    return Attempt(sent_at, status_code, duration_ms, text, error, retry_after, ran_to_deadline)
