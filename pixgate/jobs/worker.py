@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from pixgate.db import jobs as job_rows
+from pixgate.db.jobs import DELIVER_WEBHOOK
 from pixgate.db.pool import UNAVAILABLE
 from pixgate.jobs.registry import HANDLERS, Retry, load_handlers, run_handler
 
@@ -45,6 +46,8 @@ IDLE_POLL_SECONDS = 1.0
 # for that many jobs): claims stay flat and the table stays the size of its retention
 # (docs/performance.md, "Job vacuum and retention").
 VACUUM_EVERY = 1000
+WEBHOOK_SHARE = 0.75
+"""Of a worker's job slots, the share webhook deliveries may hold at once."""
 PRUNE_CHUNK = 10 * VACUUM_EVERY
 
 
@@ -149,6 +152,9 @@ class Worker:
         self._finished_since_upkeep = 0
         self._upkeep: asyncio.Task[None] | None = None
         self._running: dict[asyncio.Task[None], int] = {}
+        self._webhooks: set[asyncio.Task[None]] = set()
+        self.webhook_slots = max(1, int(self.concurrency * WEBHOOK_SHARE))
+        self._other_kinds: list[str] = []
 
     def stop(self) -> None:
         self._stopping.set()
@@ -158,7 +164,7 @@ class Worker:
         """Claim and run jobs until stopped. The database going away does not end the loop:
         it tries again every IDLE_POLL_SECONDS, and jobs it was running come back to some
         worker when their lease expires."""
-        load_handlers()
+        self._other_kinds = sorted(set(load_handlers()) - {DELIVER_WEBHOOK.name})
         inflight: set[asyncio.Task[None]] = set()
         self.rt.db.notifier.listen_locally(job_rows.CHANNEL, self._on_notify)
         log.info("worker.started", worker=self.name)
@@ -185,10 +191,9 @@ class Worker:
                 free = self.concurrency - len(inflight)
                 next_at = None
                 if free > 0:
-                    claimed = await self._claim_into(inflight, free)
-                    if len(claimed.jobs) == free:
+                    filled, next_at = await self._claim_for(inflight, free)
+                    if filled:
                         continue  # there may be more due: claim again at once
-                    next_at = claimed.next_at
                 await self._sleep_until(next_at)
         finally:
             with contextlib.suppress(Exception):
@@ -220,7 +225,31 @@ class Worker:
         if interrupted:
             log.warning("worker.jobs_interrupted", job_ids=interrupted)
 
-    async def _claim_into(self, inflight: set[asyncio.Task[None]], free: int) -> job_rows.Claimed:
+    async def _claim_for(
+        self, inflight: set[asyncio.Task[None]], free: int
+    ) -> tuple[bool, datetime | None]:
+        """Fill `free` slots; whether every slot asked for was filled, and when the next job
+        not due yet falls due.
+
+        Webhook deliveries never hold more than `webhook_slots`: deliveries to receivers that
+        hang wait out their timeouts, and without a bound enough of them would leave no slot
+        for settlements. While they are under it, one claim of any kind (the usual case);
+        at it, other kinds first, then deliveries up to what is left of their share."""
+        room = self.webhook_slots - len(self._webhooks)
+        if room >= free:
+            claimed = await self._claim_into(inflight, free, kinds=None)
+            return len(claimed.jobs) == free, claimed.next_at
+        others = await self._claim_into(inflight, free, kinds=self._other_kinds)
+        room = min(room, free - len(others.jobs))
+        if room <= 0:
+            return len(others.jobs) == free, others.next_at
+        deliveries = await self._claim_into(inflight, room, kinds=[DELIVER_WEBHOOK.name])
+        due = [at for at in (others.next_at, deliveries.next_at) if at is not None]
+        return len(deliveries.jobs) == room, min(due, default=None)
+
+    async def _claim_into(
+        self, inflight: set[asyncio.Task[None]], free: int, *, kinds: list[str] | None
+    ) -> job_rows.Claimed:
         """Start up to `free` jobs, marking the ones finished since the last claim done; each
         finished job wakes the loop to claim the next."""
         finished, self._finished = self._finished, []
@@ -231,7 +260,7 @@ class Worker:
                     worker=self.name,
                     limit=free,
                     lease_seconds=self.rt.settings.job_lease_seconds,
-                    kinds=None,
+                    kinds=kinds,
                     finished=finished,
                 )
         except BaseException:
@@ -241,6 +270,8 @@ class Worker:
         for row in claimed.jobs:
             task = asyncio.create_task(self._run(row))
             self._running[task] = row.id
+            if row.kind == DELIVER_WEBHOOK.name:
+                self._webhooks.add(task)
             inflight.add(task)
             task.add_done_callback(self._on_done(inflight))
         return claimed
@@ -279,6 +310,7 @@ class Worker:
         def done(task: asyncio.Task[None]) -> None:
             inflight.discard(task)
             self._running.pop(task, None)
+            self._webhooks.discard(task)
             self._wake.set()
 
         return done

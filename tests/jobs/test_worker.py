@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -246,3 +247,47 @@ async def test_a_job_whose_worker_vanished_is_retaken_after_its_lease(
     assert probe.ran == [7]
     async with rt.db.connection() as conn:
         assert await conn.fetchval("SELECT attempts FROM jobs") == 2
+
+
+async def test_webhook_deliveries_leave_slots_for_other_jobs(
+    rt: Runtime, probe: Probe, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deliveries to receivers that hang hold their slots until the attempt's timeout; however
+    many are due, a settlement due meanwhile must still find a slot."""
+    hanging = asyncio.Event()
+    started: list[int] = []
+
+    async def deliver(rt: Runtime, **args: Any) -> None:
+        started.append(args["n"])
+        await hanging.wait()
+
+    worker_module.load_handlers()
+    real = HANDLERS[jobs.DELIVER_WEBHOOK.name]
+    monkeypatch.setitem(HANDLERS, real.kind, dataclasses.replace(real, handler=deliver))
+    probe.gate.set()
+    async with running_worker(rt, concurrency=4) as worker:
+        assert worker.webhook_slots == 3
+        async with rt.db.begin() as conn:
+            for n in range(10):
+                await jobs.enqueue(conn, jobs.DELIVER_WEBHOOK, n=n)
+
+        async def deliveries_hang() -> bool:
+            return len(started) == 3
+
+        await until(deliveries_hang)
+        async with rt.db.begin() as conn:
+            for n in range(5):
+                await jobs.enqueue(conn, COUNT, n=n)
+
+        async def others_ran() -> bool:
+            return sorted(probe.ran) == list(range(5))
+
+        await until(others_ran)
+        assert len(started) == 3  # the share held: no fourth delivery took the free slot
+        hanging.set()
+
+        async def all_done() -> bool:
+            return await statuses(rt) == {"done": 15}
+
+        await until(all_done)
+    assert sorted(started) == list(range(10))
