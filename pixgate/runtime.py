@@ -82,7 +82,10 @@ async def load_keys(
 @asynccontextmanager
 async def build_runtime(settings: Settings, database_url: str) -> AsyncIterator[Runtime]:
     db = await Database.connect(
-        database_url, min_size=settings.db_pool_min, max_size=settings.db_pool_max
+        database_url,
+        min_size=settings.db_pool_min,
+        max_size=settings.db_pool_max,
+        connect_timeout=settings.db_connect_timeout_s,
     )
     try:
         signer, hash_key, location_signer, dashboard_key = await load_keys(db, settings)

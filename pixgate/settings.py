@@ -21,6 +21,11 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("./pixgate-data"), description="embedded default's home")
     db_pool_min: int = Field(default=2, ge=1)
     db_pool_max: int = Field(default=20, ge=1)
+    db_connect_timeout_s: float = Field(
+        default=5.0,
+        gt=0,
+        description="a new database connection not made within this is a 503 (readyz: unavailable)",
+    )
 
     sandbox: bool = Field(default=True, description="simulated settling bank and /sandbox routes")
     settlement_delay_ms: int = Field(default=200, ge=0)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -13,6 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import httpx
+import psutil
 import pytest
 
 PIXGATE = str(Path(sys.executable).with_name("pixgate"))
@@ -84,3 +87,153 @@ def test_serve_on_the_embedded_default(home: tuple[Path, dict[str, str]]) -> Non
             break
         time.sleep(0.25)
     assert not pid_file.exists(), "the last process out stops the embedded server"
+
+
+# --- after a crash ------------------------------------------------------------------------------
+
+
+def _serve(cwd: Path, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
+    """`pixgate serve` in a session of its own (a supervisor's process group), once ready."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [PIXGATE, "serve", "--port", str(port)],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert server.poll() is None, "pixgate serve exited during start-up"
+        try:
+            if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
+                return server, base
+        except httpx.TransportError:
+            pass
+        time.sleep(0.25)
+    server.kill()
+    server.wait()
+    raise AssertionError("pixgate serve did not become ready in 120 s")
+
+
+def _kill(server: subprocess.Popen[bytes]) -> None:
+    """SIGKILL to the whole process group, as an OOM killer or a lost machine would."""
+    os.killpg(server.pid, signal.SIGKILL)
+    server.wait(timeout=30)
+
+
+def _postgres_of(pgdata: Path) -> list[psutil.Process]:
+    """The PostgreSQL processes working in `pgdata` (the server changes into it)."""
+    found = []
+    for process in psutil.process_iter(["name"]):
+        if process.info["name"] != "postgres":
+            continue
+        try:
+            if Path(process.cwd()).resolve() == pgdata.resolve() and (
+                process.status() != psutil.STATUS_ZOMBIE
+            ):
+                found.append(process)
+        except psutil.Error:
+            pass
+    return found
+
+
+def _postmaster_pid(pgdata: Path) -> int:
+    return int((pgdata / "postmaster.pid").read_text().splitlines()[0])
+
+
+def _account(cwd: Path, env: dict[str, str], name: str) -> dict[str, str]:
+    created = subprocess.run(
+        [PIXGATE, "accounts", "create", "--name", name, "--balance", "7.00", "--json"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    account: dict[str, str] = json.loads(created.stdout)
+    return account
+
+
+def _available(base: str, account: dict[str, str]) -> float:
+    certificate = {"X-SSL-Client-Cert": quote(account["certificatePem"], safe="")}
+    token = httpx.post(
+        f"{base}/api/auth/token",
+        json={"clientId": account["clientId"], "clientSecret": account["clientSecret"]},
+        headers=certificate,
+    )
+    assert token.status_code == 201, token.text
+    balances = httpx.get(
+        f"{base}/accounts/balances",
+        headers={"Authorization": f"Bearer {token.json()['access_token']}", **certificate},
+    )
+    assert balances.status_code == 200, balances.text
+    available: float = balances.json()["data"][0]["balanceAmount"]["available"]
+    return available
+
+
+def _stop_and_check_nothing_remains(server: subprocess.Popen[bytes], pgdata: Path) -> None:
+    server.terminate()
+    server.wait(timeout=60)
+    deadline = time.monotonic() + 20
+    while _postgres_of(pgdata) and time.monotonic() < deadline:
+        time.sleep(0.25)
+    assert _postgres_of(pgdata) == [], "the last process out stops the server, adopted or not"
+    assert not (pgdata / "postmaster.pid").exists()
+
+
+def test_a_server_left_by_a_killed_serve_is_adopted_then_stopped(
+    home: tuple[Path, dict[str, str]],
+) -> None:
+    cwd, env = home
+    pgdata = cwd / "pixgate-data" / "pg"
+    first, _ = _serve(cwd, env)
+    try:
+        account = _account(cwd, env, "Before the crash")
+        postmaster = _postmaster_pid(pgdata)
+    finally:
+        _kill(first)
+    assert psutil.pid_exists(postmaster), "PostgreSQL runs in a session of its own"
+    assert _postgres_of(pgdata), "the crash left the server behind"
+
+    second, base = _serve(cwd, env)
+    try:
+        assert _postmaster_pid(pgdata) == postmaster, "the server left behind is adopted"
+        assert _available(base, account) == 7.0, "what was committed before the crash is there"
+    finally:
+        _stop_and_check_nothing_remains(second, pgdata)
+
+
+def test_a_stale_postmaster_pid_does_not_stop_the_next_start(
+    home: tuple[Path, dict[str, str]],
+) -> None:
+    """The server itself was killed, and its process id now belongs to another program (as
+    after a reboot): the next start starts a server, which replays its log."""
+    cwd, env = home
+    pgdata = cwd / "pixgate-data" / "pg"
+    first, _ = _serve(cwd, env)
+    try:
+        account = _account(cwd, env, "Before the crash")
+        server_processes = _postgres_of(pgdata)
+    finally:
+        _kill(first)
+    for process in server_processes:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.kill()
+    psutil.wait_procs(server_processes, timeout=30)
+    other = subprocess.Popen(["sleep", "300"])
+    try:
+        lines = (pgdata / "postmaster.pid").read_text().splitlines()
+        (pgdata / "postmaster.pid").write_text("\n".join([str(other.pid), *lines[1:]]) + "\n")
+
+        second, base = _serve(cwd, env)
+        try:
+            assert _postmaster_pid(pgdata) != other.pid
+            assert _available(base, account) == 7.0, "nothing committed is lost"
+        finally:
+            _stop_and_check_nothing_remains(second, pgdata)
+    finally:
+        other.kill()
+        other.wait()

@@ -29,7 +29,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pixgate.api.responses import JSONResponse
 from pixgate.api.schemas.errors import ApiError, ErrorEnvelope, SimpleError
-from pixgate.domain.errors import PixgateError
+from pixgate.db.pool import UNAVAILABLE
+from pixgate.domain.errors import DatabaseUnavailable, PixgateError
 
 log = structlog.get_logger(__name__)
 
@@ -45,6 +46,7 @@ _CODES_BY_STATUS = {
     422: "UNPROCESSABLE_ENTITY",
     429: "RATE_LIMITED",
     500: "INTERNAL_ERROR",
+    503: DatabaseUnavailable.code,
 }
 
 
@@ -175,6 +177,21 @@ async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+async def on_database_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    """The database could not be reached: a 503 with Retry-After, never a 500 (the client
+    sends the same request again; every write is idempotent by its key)."""
+    log.warning("request.database_unavailable", error=repr(exc))
+    answer = DatabaseUnavailable("the database cannot be reached; send the request again")
+    return render(
+        request,
+        answer.status,
+        code=answer.code,
+        message=answer.message,
+        user_message=answer.user_message,
+        headers=answer.headers(),
+    )
+
+
 async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     """Never a stack trace to the client; the errorId leads to it in the log."""
     log.exception("request.crashed", error_id=request_id(request))
@@ -227,6 +244,8 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(PixgateError, on_pixgate_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
+    for unavailable in UNAVAILABLE:
+        app.add_exception_handler(unavailable, on_database_unavailable)
     # Still the last resort for an exception raised by a middleware outside AnswerUnexpected.
     app.add_exception_handler(Exception, on_unexpected)
     app.add_middleware(AnswerUnexpected)

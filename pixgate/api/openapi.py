@@ -10,7 +10,10 @@ same facts the request pipeline uses, never per endpoint:
   the one `errors.render` answers with); 400 on every operation (a field error, or U+0000 in
   any text, `deps.screen_request`), 401 where the caller authenticates, 413 and 415 where a
   body is read, 404 on sandbox routes (absent outside sandbox mode), 500 where the
-  provider can be unreachable (the operations that take `X-Sandbox-Scenario`);
+  provider can be unreachable (the operations that take `X-Sandbox-Scenario`), 503 with
+  `Retry-After` where the database is used (the operations that take the runtime, but the
+  published keys, kept in memory); a route that declares a 503 of its own lists
+  every code of it;
 - FastAPI's default 422 `HTTPValidationError` is dropped: validation answers 400 here (a 422
   stays only where a route declares a real one);
 - parameters are never `null` (a query or header is absent instead), so their schemas are
@@ -58,11 +61,16 @@ _ADDED: dict[str, str] = {
     "415": "The body is not `application/json`.",
     "500": "The payment provider could not be reached (sandbox: `X-Sandbox-Scenario: "
     "PROVIDER_UNAVAILABLE`); retry.",
+    "503": "Error codes: SERVICE_UNAVAILABLE. The database cannot be reached; send the same "
+    "request again after `Retry-After` seconds.",
 }
 _HEADERS: dict[str, dict[str, Any]] = {
     "401": {"WWW-Authenticate": {"description": "`Bearer`", "schema": {"type": "string"}}},
     "429": {"Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}},
+    "503": {"Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}},
 }
+# Operations that take the runtime but never reach the database.
+_NO_DATABASE = {"/.well-known/jwks.json", "/.well-known/pix-jwks.json"}
 
 
 def install(app: FastAPI) -> None:
@@ -114,6 +122,8 @@ def _amend_operation(route: routing.RouteContext, operation: dict[str, Any]) -> 
         wanted.append("404")
     if deps.sandbox_scenario in calls:
         wanted.append("500")
+    if deps.get_runtime in calls and route.path_format not in _NO_DATABASE:
+        wanted.append("503")
     if route.body_field is not None or "requestBody" in operation:
         wanted.append("413")
         if not getattr(route.original_route, "accepts_form", False):

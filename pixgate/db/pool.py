@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Hashable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -30,10 +31,16 @@ UNAVAILABLE: tuple[type[Exception], ...] = (
     asyncpg.PostgresConnectionError,  # a connection lost mid-statement
     asyncpg.exceptions.OperatorInterventionError,  # shutting down, starting up, crashed
     asyncpg.exceptions.TooManyConnectionsError,
+    # A server shutting down sends its idle connections an error before it closes them;
+    # asyncpg's protocol cannot take an error it did not ask for, and a statement sent on
+    # such a connection before the close arrives raises this, without sending anything.
+    asyncpg.exceptions.InternalClientError,
 )
 """What the database raises while it cannot be reached: callers answer 503 or retry later,
 and nothing was committed by a statement that raised one of these (a COMMIT that raised
-one may have landed, which is why every write is idempotent by key)."""
+one may have landed, which is why every write is idempotent by key). A statement on a
+connection of `Database.begin()` or `.connection()` that was lost raises
+ConnectionDoesNotExistError, whatever asyncpg raised (see `lost`)."""
 
 
 async def _init_connection(conn: RawConnection) -> None:
@@ -59,6 +66,36 @@ async def _keep_session(conn: RawConnection) -> None:
     """
 
 
+def lost(conn: Connection) -> bool:
+    """Whether the server closed `conn`. Ask this, not `conn.is_closed()`: the pool takes a
+    closed connection back at once, which detaches the proxy its user still holds, and
+    asking a detached proxy anything raises InterfaceError."""
+    try:
+        return conn.is_closed()
+    except asyncpg.InterfaceError:
+        return True
+
+
+def _gone(conn: Connection, exc: Exception) -> bool:
+    """Whether `exc`, raised on `conn`, means the connection is gone, not a misuse.
+
+    asyncpg reports a lost connection in two more ways than ConnectionDoesNotExistError. A
+    statement sent on a connection closed meanwhile (asyncpg checks before sending; the
+    ROLLBACK after a lost statement is one) raises a bare InterfaceError. And a connection
+    that got a shutting-down server's unasked-for error stays stuck waiting for the end of
+    it: its next statement raises InternalClientError ("another operation is in progress")
+    if it comes before the close. That connection is unusable: it is dropped here at once,
+    so the pool makes a new one."""
+    if isinstance(exc, asyncpg.exceptions.InternalClientError):
+        with contextlib.suppress(asyncpg.InterfaceError):  # already back in the pool
+            conn.terminate()
+        return True
+    return lost(conn)
+
+
+_MAYBE_GONE = (asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError)
+
+
 class Database:
     """Owns the pool; `begin()` is the unit of work every service function opens once."""
 
@@ -69,7 +106,11 @@ class Database:
         self.notifier = Notifier(pool)
 
     @classmethod
-    async def connect(cls, dsn: str, *, min_size: int = 2, max_size: int = 20) -> Database:
+    async def connect(
+        cls, dsn: str, *, min_size: int = 2, max_size: int = 20, connect_timeout: float = 5.0
+    ) -> Database:
+        """The pool; a connection it cannot make within `connect_timeout` raises TimeoutError
+        (one of UNAVAILABLE), so no caller waits for an unreachable server longer than that."""
         pool = await asyncpg.create_pool(
             dsn,
             min_size=min_size,
@@ -77,6 +118,7 @@ class Database:
             init=_init_connection,
             statement_cache_size=512,
             reset=_keep_session,
+            timeout=connect_timeout,
         )
         assert pool is not None
         return cls(pool)
@@ -88,6 +130,11 @@ class Database:
             try:
                 async with conn.transaction():
                     yield conn
+            except _MAYBE_GONE as exc:
+                take_requests(conn)
+                if _gone(conn, exc):  # raised as what it is: one of UNAVAILABLE
+                    raise asyncpg.ConnectionDoesNotExistError(str(exc)) from exc
+                raise
             except BaseException:
                 take_requests(conn)
                 raise
@@ -124,6 +171,10 @@ class Database:
         async with self.pool.acquire() as conn:
             try:
                 yield conn
+            except _MAYBE_GONE as exc:
+                if _gone(conn, exc):  # raised as what it is: one of UNAVAILABLE
+                    raise asyncpg.ConnectionDoesNotExistError(str(exc)) from exc
+                raise
             finally:
                 self._wake(conn)
 

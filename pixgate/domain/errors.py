@@ -100,6 +100,21 @@ class TryAgain(PixgateError):
         return {"Retry-After": "1"}
 
 
+class DatabaseUnavailable(PixgateError):
+    """The database cannot be reached (stopped, restarting, out of connections). Whether a
+    write that met it was committed is unknown, so the answer says to send the same request
+    again: every write is idempotent by its key (an externalId, an idempotency key, a txid)."""
+
+    code, status = "SERVICE_UNAVAILABLE", 503
+    user_message = "The service is temporarily unavailable. Please send the request again."
+    business = False
+    retry_after: ClassVar[int] = 2
+    """Seconds a client waits before sending the request again (RFC 9110's Retry-After)."""
+
+    def headers(self) -> dict[str, str] | None:
+        return {"Retry-After": str(self.retry_after)}
+
+
 class PayloadTooLarge(PixgateError):
     code, status = "PAYLOAD_TOO_LARGE", 413
     user_message = "The request body is too large."
@@ -176,8 +191,14 @@ class AuthUpstreamError(PixgateError):
 
 
 class AuthUpstreamUnavailable(PixgateError):
+    """What the token endpoint answers when the credentials cannot be checked (the database
+    cannot be reached)."""
+
     code, status = "PUB_AUTH_UPSTREAM_UNAVAILABLE", 503
     user_message = "Authentication is temporarily unavailable. Retry with backoff."
+
+    def headers(self) -> dict[str, str] | None:
+        return {"Retry-After": str(DatabaseUnavailable.retry_after)}
 
 
 class UnsupportedGrantType(PixgateError):

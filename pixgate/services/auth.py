@@ -11,8 +11,10 @@ from dataclasses import dataclass
 import structlog
 
 from pixgate.db import credentials as credential_rows
+from pixgate.db.pool import UNAVAILABLE
 from pixgate.domain import certificates
 from pixgate.domain.errors import (
+    AuthUpstreamUnavailable,
     CertExpired,
     CertHeaderMissing,
     CertMalformedPem,
@@ -69,11 +71,14 @@ async def issue_token(
         raise CertNotYetValid("certificate notBefore is in the future")
     if cert.not_after < now:
         raise CertExpired("certificate notAfter has passed")
-    async with rt.db.connection() as conn:
-        registered = await credential_rows.active_certificate(conn, cert.fingerprint)
-        if registered is None:
-            raise CertNotRegistered("certificate fingerprint is not registered")
-        credential = await credential_rows.active_credential(conn, client_id)
+    try:
+        async with rt.db.connection() as conn:
+            registered = await credential_rows.active_certificate(conn, cert.fingerprint)
+            if registered is None:
+                raise CertNotRegistered("certificate fingerprint is not registered")
+            credential = await credential_rows.active_credential(conn, client_id)
+    except UNAVAILABLE as exc:  # section 7.2's code for credentials that cannot be checked
+        raise AuthUpstreamUnavailable("the credential store cannot be reached") from exc
     expected = credential.secret_hash if credential is not None else _DUMMY_HASH
     secret_ok = hmac.compare_digest(expected, hash_secret(rt.secret_hash_key, client_secret))
     if credential is not None and credential.account_id != registered.account_id:

@@ -296,3 +296,16 @@ async def test_the_served_document_is_the_amended_one(app: FastAPI, client: Any)
     served = (await client.get("/openapi.json")).json()
     assert served == app.openapi()
     assert "securitySchemes" in served["components"]
+
+
+def test_operations_that_use_the_database_declare_503_with_retry_after(
+    document: dict[str, Any],
+) -> None:
+    in_memory = {"/healthz", "/metrics", "/.well-known/jwks.json", "/.well-known/pix-jwks.json"}
+    for method, path, operation in operations(document):
+        declared = operation["responses"].get("503")
+        if path in in_memory:
+            assert declared is None, (method, path)
+        else:
+            assert declared is not None, (method, path)
+            assert "Retry-After" in declared["headers"], (method, path)

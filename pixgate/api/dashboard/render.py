@@ -30,7 +30,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from pixgate.api.dashboard import session as sessions
 from pixgate.api.deps import NUL_REASON, RuntimeDep
 from pixgate.api.errors import request_id, validation_messages
-from pixgate.domain.errors import PixgateError, ValidationFailed
+from pixgate.db.pool import UNAVAILABLE
+from pixgate.domain.errors import DatabaseUnavailable, PixgateError, ValidationFailed
 from pixgate.runtime import Runtime
 from pixgate.services import auth
 
@@ -172,6 +173,9 @@ def check_csrf(form: FormData, signed: Signed) -> None:
 
 
 def error_page(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, UNAVAILABLE):  # a 503 with Retry-After, as the API answers
+        log.warning("dashboard.database_unavailable", error=repr(exc))
+        exc = DatabaseUnavailable("the database cannot be reached; try again")
     if isinstance(exc, SignedOut):
         response: Response = RedirectResponse(LOGIN_PATH, status_code=303)
         clear_cookie(request, response, sessions.SESSION_COOKIE)
@@ -192,7 +196,7 @@ def error_page(request: Request, exc: Exception) -> Response:
     else:
         log.exception("dashboard.crashed", error_id=request_id(request))
         status, title = 500, "Something went wrong. Please try again."
-    if status >= 500 and isinstance(exc, PixgateError):
+    if status >= 500 and isinstance(exc, PixgateError) and not isinstance(exc, DatabaseUnavailable):
         log.error("dashboard.failed", code=exc.code, message=exc.message)
     rt: Runtime = request.app.state.runtime
     return page(

@@ -43,6 +43,7 @@ _TOKEN_ERRORS = openapi_responses(
     errors.InvalidCredentials,
     errors.CertNotAuthorizedForAccount,
     errors.RateLimited,
+    errors.AuthUpstreamUnavailable,
 )
 _BODY_SCHEMA: dict[str, Any] = {
     # The header is read by hand (its checks come first and answer their own codes), so

@@ -29,6 +29,7 @@ router = APIRouter(route_class=EnvelopeRoute, tags=["cash-out"])
         errors.DuplicateExternalId,
         errors.ProviderUnavailable,
         errors.TryAgain,
+        errors.DatabaseUnavailable,
     ),
 )
 async def create_cash_out(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Literal
 
 from fastapi import APIRouter, Request
@@ -14,6 +15,7 @@ from pixgate.api.deps import RuntimeDep
 from pixgate.api.responses import JSONResponse
 from pixgate.api.schemas.common import ApiModel
 from pixgate.api.schemas.keys import JsonWebKeySet
+from pixgate.domain.errors import DatabaseUnavailable
 
 router = APIRouter(tags=["operations"])
 
@@ -32,14 +34,29 @@ class Readiness(ApiModel):
     "/readyz",
     summary="Readiness: the database answers",
     response_model=Readiness,
-    responses={503: {"model": Readiness, "description": "The database does not answer."}},
+    responses={
+        503: {
+            "model": Readiness,
+            "description": "The database does not answer (within PIXGATE_DB_CONNECT_TIMEOUT_S).",
+            "headers": {
+                "Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}
+            },
+        }
+    },
 )
 async def readyz(rt: RuntimeDep) -> JSONResponse:
+    """Bounded: a database that does not answer within the connect timeout (a pool with no
+    free connection included) is `unavailable`, so probes never pile up."""
     try:
-        async with rt.db.connection() as conn:
-            await conn.fetchval("SELECT 1")
+        async with asyncio.timeout(rt.settings.db_connect_timeout_s):
+            async with rt.db.connection() as conn:
+                await conn.fetchval("SELECT 1")
     except Exception as exc:  # any failure to reach the database means not ready
-        return JSONResponse({"status": "unavailable", "reason": type(exc).__name__}, 503)
+        return JSONResponse(
+            {"status": "unavailable", "reason": type(exc).__name__},
+            503,
+            headers={"Retry-After": str(DatabaseUnavailable.retry_after)},
+        )
     return JSONResponse({"status": "ready"})
 
 

