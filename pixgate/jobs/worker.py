@@ -23,7 +23,7 @@ import structlog
 
 from pixgate.db import jobs as job_rows
 from pixgate.db.jobs import DELIVER_WEBHOOK
-from pixgate.db.pool import UNAVAILABLE
+from pixgate.db.pool import UNAVAILABLE, lost
 from pixgate.jobs.registry import HANDLERS, Retry, load_handlers, run_handler
 
 if TYPE_CHECKING:
@@ -174,7 +174,8 @@ class Worker:
                     await self._serve(inflight)
                 except UNAVAILABLE as exc:
                     log.warning("worker.database_unavailable", error=repr(exc))
-                    await self._sleep_until(None)
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._stopping.wait(), IDLE_POLL_SECONDS)
             await self._wind_down(inflight)
         finally:
             self.rt.db.notifier.unlisten_locally(job_rows.CHANNEL, self._on_notify)
@@ -186,7 +187,7 @@ class Worker:
         listener = await self.rt.db.pool.acquire()
         try:
             await listener.add_listener(job_rows.CHANNEL, self._on_notify)
-            while not self._stopping.is_set() and not listener.is_closed():
+            while not self._stopping.is_set() and not lost(listener):
                 self._wake.clear()
                 free = self.concurrency - len(inflight)
                 next_at = None
