@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -10,6 +11,7 @@ import httpx
 
 from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
+from tests.api.test_cash_in import create_charge
 from tests.api.test_cash_out import stored
 from tests.helpers import balance, bearer, make_account
 
@@ -63,6 +65,55 @@ async def send(
     await drain(rt)
     sent: dict[str, Any] = response.json()
     return sent
+
+
+@dataclass(frozen=True, slots=True)
+class InternalPix:
+    """A PIX one of our accounts (the payer) paid to another (the receiver): the payer paid
+    the receiver's charge with a QR cash-out, settled in the house."""
+
+    payer_id: int
+    payer_headers: dict[str, str]
+    receiver_id: int
+    receiver_headers: dict[str, str]
+    transaction_id: str
+    """The receiver's PAYMENT (what it refunds)."""
+    end_to_end_id: str
+    withdraw_id: str
+    """The payer's WITHDRAW (`transactionId`)."""
+
+
+async def paid_by_our_account(
+    rt: Runtime,
+    client: httpx.AsyncClient,
+    value: str = "40.00",
+    *,
+    payer_balance: str = "100.00",
+    receiver_balance: str = "0",
+) -> InternalPix:
+    """Two new accounts; the payer pays the receiver's charge of `value`."""
+    payer = await make_account(rt, name="Cliente Pagador", balance=payer_balance)
+    receiver = await make_account(rt, name="Loja Recebedora", balance=receiver_balance)
+    payer_headers = await bearer(client, payer)
+    receiver_headers = await bearer(client, receiver)
+    charge = await create_charge(client, receiver_headers, value=value)
+    paid = await client.post(
+        "/api/pix/cash-out-qrcode",
+        json={"qrCode": charge["pixCode"], "value": value, "externalId": uuid.uuid4().hex},
+        headers=payer_headers,
+    )
+    assert paid.status_code == 201, paid.text
+    assert paid.json()["status"] == "CONFIRMED"
+    payment = await stored(rt, charge["transactionId"])
+    return InternalPix(
+        payer_id=payer.account_id,
+        payer_headers=payer_headers,
+        receiver_id=receiver.account_id,
+        receiver_headers=receiver_headers,
+        transaction_id=charge["transactionId"],
+        end_to_end_id=payment["end_to_end_id"],
+        withdraw_id=paid.json()["transactionId"],
+    )
 
 
 async def refund_in(

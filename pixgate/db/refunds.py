@@ -1,11 +1,12 @@
 """Refund rows, written by the database functions of `sql/050_refunds.sql` (the one home of
 the refundable-balance rule, the refund window and a refund's hold or credit).
 
-`create` and `credit_return` run in the caller's transaction and never commit: a service
-opens one, and so can another use case that refunds as part of its own work (an approved
-MED case creates its refund, kind `med`, in the transaction that closes the case). A
-refusal raises the domain error of its SQLSTATE; the database function has then written
-nothing, but the caller's transaction is aborted (roll it back, or call inside a savepoint).
+`create`, `credit_return` and `settle_in_house` run in the caller's transaction and never
+commit: a service opens one, and so can another use case that refunds as part of its own
+work (an approved MED case creates its refund, kind `med`, in the transaction that closes the
+case). A refusal raises the domain error of its SQLSTATE; the database function has then
+written nothing, but the caller's transaction is aborted (roll it back, or call inside a
+savepoint).
 """
 
 from __future__ import annotations
@@ -115,6 +116,11 @@ def _refusal(exc: asyncpg.PostgresError) -> PixgateError | None:
     """The domain error of a refusal of 050_refunds.sql; None for any other failure."""
     detail: str = getattr(exc, "detail", None) or ""
     match exc.sqlstate:
+        case "PXR00" if detail == "in_house":
+            return NotFound(
+                "the cash-out was paid to an account of this gateway: its receiver returns it "
+                "with a refund"
+            )
         case "PXR00":
             return NotFound("the transaction does not exist or is not a refundable transaction")
         case "PXR01":
@@ -191,13 +197,15 @@ async def credit_return(
     amount: int,
     end_to_end_id: str,
     at: datetime,
+    ispb: str,
 ) -> Refund:
-    """A cash-out returned by its receiver (`refund_credit()`): CONFIRMED, credited, its
-    `refund_out` event written. Raises NotFound (not a CONFIRMED cash-out of the account)
-    or RefundAmountExceeded."""
+    """A cash-out returned by its receiver at another bank (`refund_credit()`): CONFIRMED,
+    credited, its `refund_out` event written. Raises NotFound (not a CONFIRMED cash-out of
+    the account, or one paid to another account of this gateway, whose ISPB is `ispb`) or
+    RefundAmountExceeded."""
     row = await _run(
         conn,
-        "SELECT * FROM refund_credit($1, $2, $3, $4, $5, $6, $7)",
+        "SELECT * FROM refund_credit($1, $2, $3, $4, $5, $6, $7, $8)",
         account_id,
         original_id,
         amount,
@@ -205,6 +213,7 @@ async def credit_return(
         at,
         DELIVER_WEBHOOK.name,
         DELIVER_WEBHOOK.max_attempts,
+        ispb,
     )
     assert row is not None
     if row["jobs"]:
@@ -212,6 +221,26 @@ async def credit_return(
     refund = await get(conn, account_id, row["id"])
     assert refund is not None
     return refund
+
+
+async def settle_in_house(conn: Connection, refund_id: int, *, ispb: str, at: datetime) -> bool:
+    """Settle a PENDING refund of a PIX another of our accounts paid, in the house
+    (`refund_settle_in_house()`): the refund CONFIRMED and the payer credited with a
+    REFUND_OUT, both events written. False, and nothing written, when the PIX came from
+    another bank (the settling bank returns it); True when there is nothing left for the bank
+    to do (settled now, or no longer PENDING). `ispb` is the gateway's."""
+    row = await conn.fetchrow(
+        "SELECT * FROM refund_settle_in_house($1, $2, $3, $4, $5)",
+        refund_id,
+        ispb,
+        at,
+        DELIVER_WEBHOOK.name,
+        DELIVER_WEBHOOK.max_attempts,
+    )
+    assert row is not None
+    if row["jobs"]:
+        notify_after_commit(conn, JOBS_CHANNEL)
+    return bool(row["handled"])
 
 
 async def get(conn: Connection, account_id: int, refund_id: int) -> Refund | None:

@@ -9,7 +9,9 @@ has one. Then one of two paths, each one transaction:
   cash-in fee, `cash_in` event), and the payer's WITHDRAW is written CONFIRMED with the
   same end-to-end id, its amount + fee held and posted to the settlement book at once
   (`cash_out` event). The payer's money goes to settlement and comes back out to the
-  receiver, so the books balance. Paying one's own charge is refused.
+  receiver, so the books balance. Paying one's own charge is refused. The receiver's
+  refunds of such a payment are returned in the house too, crediting the payer
+  (`refunds.settle_in_house`).
 - Any other code: like a cash-out, a PENDING WITHDRAW with amount + fee held, settled by
   `payouts.settle`. The destination is the static code's key, or, for a dynamic code, its
   location URL (stored as the key, key type `LOCATION`), which the sandbox resolves to a

@@ -5,7 +5,9 @@ its own transaction), the PENDING row becomes final exactly once (a conditional 
 `cash_out` event is written, and the hold is posted (amount to the settling bank, fee to our
 revenue) or voided (everything back to available, the amount no longer counted by the
 limits). A second run of the same job changes nothing. Refunds of received PIX (REFUND_IN)
-settle the same way, as a return (`services.refunds.send_return`), writing `refund_in`.
+settle the same way, as a return (`services.refunds.send_return`), writing `refund_in`,
+unless another of our accounts paid the PIX: then the refund settles in the house, without
+the bank (`services.refunds.settle_in_house`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
     ):
         return
     hooks = HOOKS.get(row.kind, DEFAULT_HOOKS)
+    if hooks.in_house is not None and await hooks.in_house(rt, row):
+        return
     result = await _ask_the_bank(rt, row, hooks)
     # sent with the account's other settlements waiting meanwhile, ahead of its new
     # cash-outs: accepted payouts are settled before more are accepted (db.batches)
@@ -105,10 +109,15 @@ class SettlementHooks:
     """How the bank is asked, when it is not `pay(payment_order(...))` (a refund's return)."""
     event_type: EventType = EventType.CASH_OUT
     """The event the settlement writes."""
+    in_house: Callable[[Runtime, Transaction], Awaitable[bool]] | None = None
+    """Tried before the bank: settles the payout without it when its money never leaves the
+    house (True: nothing left for the bank; False: ask the bank)."""
 
 
 DEFAULT_HOOKS = SettlementHooks()
-REFUND_HOOKS = SettlementHooks(send=refunds.send_return, event_type=EventType.REFUND_IN)
+REFUND_HOOKS = SettlementHooks(
+    send=refunds.send_return, event_type=EventType.REFUND_IN, in_house=refunds.settle_in_house
+)
 HOOKS: dict[str, SettlementHooks] = {
     dict_transfer.KIND: SettlementHooks(
         payment_order=dict_transfer.payment_order, expiry_failure=dict_transfer.expiry_failure

@@ -11,8 +11,18 @@ PENDING becomes CONFIRMED (the hold posted) or ERROR (the hold voided), and the
 `refund_in` event is written. The refund's externalId is the devolucao's `id`, so a refund
 made through one family is read through the other under that id.
 
+A PIX that another of our accounts paid (it paid the receiver's charge with a QR cash-out,
+`services.cash_out_qrcode`) never leaves the house when it is returned: its refund is
+created the same way, and settles in one transaction without the bank (`settle_in_house`,
+tried first by the refund kinds' settlement): the refund CONFIRMED and the payer credited
+with a REFUND_OUT of its cash-out, both events written. Settled at settlement rather than
+at creation, so that every family (and an approved MED case, whose transaction already holds
+the receiver's account) creates its refund by the one rule, and the job's conditional
+settlement makes a second run change nothing.
+
 `refund_out` is the other direction (sandbox, D24): the receiver of one of our cash-outs
-returns money, a REFUND_OUT credited at once.
+returns money, a REFUND_OUT credited at once; not for a cash-out paid to another of our
+accounts, which that account returns with a refund.
 """
 
 from __future__ import annotations
@@ -168,6 +178,7 @@ async def refund_out(rt: Runtime, account_id: int, original: uuid.UUID, value: D
             amount=amount,
             end_to_end_id=new_end_to_end_id(returned_by, now, "D"),
             at=now,
+            ispb=rt.settings.ispb,
         )
 
 
@@ -288,6 +299,18 @@ def return_order(row: Transaction, now: datetime) -> ReturnOrder:
         scenario=details.get("scenario"),
         at=now,
     )
+
+
+async def settle_in_house(rt: Runtime, row: Transaction) -> bool:
+    """The settlement of a PENDING refund whose PIX another of our accounts paid: settled in
+    the house, in one transaction, and True (also when another run settled it meanwhile);
+    False, and nothing written, for a PIX from another bank, which `send_return` returns.
+    The sandbox's settlement-error scenarios do not apply in the house."""
+    bank: dict[str, Any] = (row.counterpart or {}).get("bank") or {}
+    if bank.get("bankISPB") != rt.settings.ispb:  # the payer banks elsewhere: no query
+        return False
+    async with rt.db.begin() as conn:
+        return await rows.settle_in_house(conn, row.id, ispb=rt.settings.ispb, at=rt.clock.now())
 
 
 async def send_return(bank: SettlingBank, row: Transaction, now: datetime) -> PaymentResult:

@@ -19,6 +19,7 @@ from tests.refunds import (
     count_rows,
     devolucao,
     listed,
+    paid_by_our_account,
     receive,
     refund_in,
     send,
@@ -253,3 +254,31 @@ async def test_refund_in_webhooks_v1_and_v2(
         "Troca",
     )
     assert refund["payment"] == {"amount": 12.34, "currency": "BRL"}
+
+
+async def test_a_pix_our_account_paid_is_returned_in_the_house(
+    rt: Runtime, client: httpx.AsyncClient
+) -> None:
+    """The payer of an internal PIX is credited when the devolucao settles; a repeated PUT
+    answers the same refund and credits nothing more."""
+    pix = await paid_by_our_account(rt, client, "40.00")
+    headers = pix.receiver_headers
+    made = await devolucao(client, headers, pix.end_to_end_id, "casa1", "12.00")
+    assert made.status_code == 201, made.text
+    assert made.json()["status"] == "EM_PROCESSAMENTO"
+    await drain(rt)
+    replay = await devolucao(client, headers, pix.end_to_end_id, "casa1", "12.00")
+    assert replay.status_code == 201 and replay.headers["Idempotent-Replayed"] == "true"
+    await drain(rt)
+    read = await client.get(f"/pix/{pix.end_to_end_id}/devolucao/casa1", headers=headers)
+    assert read.status_code == 200, read.text
+    assert read.json()["status"] == "DEVOLVIDO" and read.json()["horario"]["liquidacao"]
+    assert await balance(rt, pix.receiver_id) == (2800, 0)
+    assert await balance(rt, pix.payer_id) == (7200, 0)
+    async with rt.db.connection() as conn:
+        credit = await conn.fetchrow(
+            "SELECT * FROM transactions WHERE operation = 'REFUND_OUT' AND account_id = $1",
+            pix.payer_id,
+        )
+    assert credit is not None
+    assert credit["amount"] == 1200 and credit["end_to_end_id"] == read.json()["rtrId"]

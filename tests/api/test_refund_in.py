@@ -19,6 +19,7 @@ from tests.refunds import (
     balance,
     count_rows,
     listed,
+    paid_by_our_account,
     receive,
     refund_in,
     send,
@@ -243,3 +244,83 @@ class TestRefused:
         assert_general_error(response, 400, "PIX_INSUFFICIENT_BALANCE")
         assert await count_rows(rt, "transactions WHERE operation = 'REFUND_IN'") == 0
         assert await balance(rt, account_id) == (200, 0)
+
+
+class TestPaidByOurAccount:
+    async def test_returned_in_the_house_in_parts_never_more_than_the_pix(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        """B received 40.00 from A (A paid B's charge with a QR cash-out): B's refunds debit
+        B and credit A with a Refund out of its cash-out, at settlement, both at once."""
+        pix = await paid_by_our_account(rt, client, "40.00")
+        assert await balance(rt, pix.payer_id) == (6000, 0)
+        first = await refund_in(client, pix.receiver_headers, pix.transaction_id, "15.00")
+        assert first.status_code == 201, first.text
+        assert first.json()["status"] == "PENDING"
+        assert await balance(rt, pix.receiver_id) == (2500, 1500)
+        await drain(rt)
+        assert await balance(rt, pix.receiver_id) == (2500, 0)
+        assert await balance(rt, pix.payer_id) == (7500, 0)
+        refund = await listed(client, pix.receiver_headers, first.json()["transactionId"])
+        assert (refund["operationType"], refund["movementType"], refund["status"]) == (
+            "Refund in",
+            "DEBIT",
+            "Confirmado",
+        )
+
+        rest = await refund_in(client, pix.receiver_headers, pix.transaction_id, "25.00")
+        assert rest.status_code == 201, rest.text
+        over = await refund_in(client, pix.receiver_headers, pix.transaction_id, "0.01")
+        assert assert_general_error(over, 400, "REFUND_AMOUNT_EXCEEDED")["details"] == {
+            "refundable": 0.0
+        }
+        await drain(rt)
+        assert await balance(rt, pix.receiver_id) == (0, 0)
+        assert await balance(rt, pix.payer_id) == (10000, 0)
+
+        response = await client.get(
+            "/api/transactions", params={"size": 100}, headers=pix.payer_headers
+        )
+        assert response.status_code == 200, response.text
+        credits = [i for i in response.json()["data"] if i["operationType"] == "Refund out"]
+        assert sorted(i["finalAmount"] for i in credits) == [15.0, 25.0]
+        assert {(i["movementType"], i["status"]) for i in credits} == {("CREDIT", "Confirmado")}
+        sent = await stored(rt, pix.withdraw_id)
+        refunds_in = {
+            (await stored(rt, r.json()["transactionId"]))["end_to_end_id"] for r in (first, rest)
+        }
+        assert {i["endToEndId"] for i in credits} == refunds_in
+        async with rt.db.connection() as conn:
+            assert (
+                await conn.fetchval(
+                    "SELECT count(*) FROM transactions WHERE parent_id = $1", sent["id"]
+                )
+                == 2
+            )
+            events = await conn.fetch(
+                "SELECT account_id, type FROM events WHERE type LIKE 'refund%'"
+            )
+            settlement = await conn.fetchval(
+                "SELECT sum(amount) FROM ledger_postings WHERE book = 'settlement'"
+            )
+        assert sorted((e["account_id"], e["type"]) for e in events) == sorted(
+            [(pix.receiver_id, "refund_in")] * 2 + [(pix.payer_id, "refund_out")] * 2
+        )
+        assert settlement == 0  # nothing left the house
+
+    async def test_a_retried_request_credits_once(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        pix = await paid_by_our_account(rt, client, "40.00")
+        first = await refund_in(
+            client, pix.receiver_headers, pix.transaction_id, 10, externalId="d1"
+        )
+        assert first.status_code == 201, first.text
+        again = await refund_in(
+            client, pix.receiver_headers, pix.transaction_id, 10, externalId="d1"
+        )
+        assert_general_error(again, 400, "PIX_DUPLICATE_EXTERNAL_ID")
+        await drain(rt)
+        await drain(rt)
+        assert await balance(rt, pix.receiver_id) == (3000, 0)
+        assert await balance(rt, pix.payer_id) == (7000, 0)

@@ -13,7 +13,16 @@ from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import webhooks
 from tests.helpers import assert_general_error, bearer, make_account
-from tests.refunds import EVP, balance, count_rows, listed, receive, send, stored
+from tests.refunds import (
+    EVP,
+    balance,
+    count_rows,
+    listed,
+    paid_by_our_account,
+    receive,
+    send,
+    stored,
+)
 from tests.webhooks.receiver import Receiver
 
 
@@ -153,3 +162,16 @@ async def test_refund_out_webhooks_v1_and_v2(
     assert (v2["data"]["status"], v2["data"]["creditDebitType"]) == ("REFUNDED", "CREDIT")
     assert v2["data"]["payment"] == {"amount": "40.00", "currency": "BRL"}
     assert v2["data"]["refunds"][0]["endToEndId"] == response.json()["endToEndId"]
+
+
+async def test_a_cash_out_paid_to_our_own_account_is_not_returned_from_outside(
+    rt: Runtime, client: httpx.AsyncClient
+) -> None:
+    """Its receiver is an account of this gateway, which returns it with a refund of its own
+    (refunds.md): no return of it can come from another bank."""
+    pix = await paid_by_our_account(rt, client, "40.00")
+    response = await refund_out(client, pix.payer_headers, pix.withdraw_id, "10.00")
+    body = assert_general_error(response, 404, "NOT_FOUND")
+    assert "refund" in body["message"]
+    assert await balance(rt, pix.payer_id) == (6000, 0)
+    assert await count_rows(rt, "transactions WHERE operation = 'REFUND_OUT'") == 0

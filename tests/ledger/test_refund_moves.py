@@ -161,6 +161,7 @@ async def _apply(
             amount=amount,
             end_to_end_id=new_end_to_end_id(PAYER_BANK, now, "D"),
             at=now,
+            ispb=rt.settings.ispb,
         )
         if amount > cash_out.left:
             with pytest.raises(RefundAmountExceeded):

@@ -10,11 +10,11 @@ from decimal import Decimal
 import pytest
 
 from pixgate.domain.errors import Conflict, NotFound
-from pixgate.domain.ids import new_end_to_end_id
+from pixgate.domain.ids import new_end_to_end_id, new_txid
 from pixgate.domain.med import AnalysisResult, MedCase, MedReason, MedStatus
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime
-from pixgate.services import charges, med, payouts
+from pixgate.services import cash_out_qrcode, charges, cob, med, payouts
 from tests.helpers import footprint, make_account
 from tests.refunds import balance
 from tests.services.test_charges import PAYER
@@ -108,6 +108,46 @@ async def test_approval_turns_the_block_into_a_refund_to_the_payer(rt: Runtime) 
         ("post", "settlement", 10000),
         ("post", "fees", 0),
     ]
+
+
+async def test_approval_on_a_pix_our_account_paid_credits_that_account(rt: Runtime) -> None:
+    """The payer of the disputed PIX is one of our accounts (it paid the receiver's cob with a
+    QR cash-out): the approved case's refund is returned in the house when it settles."""
+    payer = await make_account(rt, name="Pagadora", balance="100.00")
+    receiver = await make_account(rt, name="Recebedora", balance="10.00")
+    txid = new_txid(32)
+    made = await cob.create(
+        rt, receiver.account_id, txid, cob.CobInput(expiracao=3600, original="40.00")
+    )
+    order = cash_out_qrcode.QrCashOutOrder(
+        value=Decimal("40.00"), qr_code=made.charge.pix_code, external_id="qr1"
+    )
+    await cash_out_qrcode.create(rt, payer.account_id, order)
+    payment = (await cob.get(rt, receiver.account_id, txid)).payment
+    assert payment is not None and payment.end_to_end_id is not None
+    case = await med.request(rt, receiver.account_id, request(payment.end_to_end_id))
+    assert case.blocked_amount == 4000
+    analysed = await med.analyse(rt, receiver.account_id, case.id, AnalysisResult.APPROVED, None)
+    assert analysed.refund_transaction_id is not None
+    await payouts.settle(rt, analysed.refund_transaction_id)
+    assert await balance(rt, receiver.account_id) == (1000, 0)
+    assert await balance(rt, payer.account_id) == (10000, 0)
+    async with rt.db.connection() as conn:
+        credit = await conn.fetchrow(
+            "SELECT * FROM transactions WHERE operation = 'REFUND_OUT' AND account_id = $1",
+            payer.account_id,
+        )
+        refund = await conn.fetchrow(
+            "SELECT * FROM transactions WHERE id = $1", analysed.refund_transaction_id
+        )
+        assert await verify.problems(conn) == []
+    assert refund is not None and credit is not None
+    assert (refund["status"], refund["kind"]) == ("CONFIRMED", "med")
+    assert (credit["status"], credit["amount"], credit["end_to_end_id"]) == (
+        "CONFIRMED",
+        4000,
+        refund["end_to_end_id"],
+    )
 
 
 async def test_rejection_releases_the_block(rt: Runtime) -> None:

@@ -3,6 +3,7 @@ created in a caller's transaction, a settlement run twice, MED returns, the limi
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from decimal import Decimal
 
@@ -11,13 +12,15 @@ import pytest
 
 from pixgate.db import refunds as refund_rows
 from pixgate.domain.errors import RefundAmountExceeded
+from pixgate.domain.med import AnalysisResult, MedCase, MedReason
 from pixgate.domain.refunds import Natureza
 from pixgate.jobs.worker import drain
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime
-from pixgate.services import payouts, refunds
+from pixgate.services import med, payouts, refunds
+from tests.api.test_cash_in import create_charge
 from tests.helpers import bearer, make_account
-from tests.refunds import balance, count_rows, receive, send
+from tests.refunds import balance, count_rows, paid_by_our_account, receive, send, stored
 
 
 async def memos(rt: Runtime, transaction_uuid: uuid.UUID) -> list[tuple[str, str | None, int]]:
@@ -202,3 +205,176 @@ async def test_the_refusal_carries_what_is_left(rt: Runtime, client: httpx.Async
             rt, account_id, original, refunds.RefundOrder(amount=1001, external_id="svc6")
         )
     assert refused.value.details == {"refundable": float(Decimal("10.00"))}
+
+
+class TestPaidByOurAccount:
+    """A PIX another of our accounts paid (a QR payment of a charge) is returned in the house:
+    the refund and the payer's credit settle in one transaction, never through the bank."""
+
+    async def test_the_payer_is_credited_with_a_refund_out(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        pix = await paid_by_our_account(rt, client, "40.00")
+        refund = await refunds.refund_in(
+            rt,
+            pix.receiver_id,
+            uuid.UUID(pix.transaction_id),
+            refunds.RefundOrder(amount=4000, external_id="casa1"),
+        )
+        assert refund.status == "PENDING"
+        assert await balance(rt, pix.receiver_id) == (0, 4000)
+        await drain(rt)
+        assert await balance(rt, pix.receiver_id) == (0, 0)
+        assert await balance(rt, pix.payer_id) == (10000, 0)
+        async with rt.db.connection() as conn:
+            settled = await refund_rows.get(conn, pix.receiver_id, refund.id)
+            [credit] = await conn.fetch(
+                "SELECT * FROM transactions WHERE operation = 'REFUND_OUT' AND account_id = $1",
+                pix.payer_id,
+            )
+            withdraw_id = await conn.fetchval(
+                "SELECT id FROM transactions WHERE transaction_id = $1::uuid", pix.withdraw_id
+            )
+            events = await conn.fetch("SELECT account_id, type, transaction_id FROM events")
+            books: dict[str, int] = {
+                r["book"]: r["total"]
+                for r in await conn.fetch(
+                    "SELECT book, sum(amount) AS total FROM ledger_postings "
+                    "WHERE account_id IS NULL GROUP BY book"
+                )
+            }
+        assert settled is not None and settled.status == "CONFIRMED"
+        assert (credit["status"], credit["amount"], credit["fee"], credit["parent_id"]) == (
+            "CONFIRMED",
+            4000,
+            0,
+            withdraw_id,
+        )
+        # one return, one end-to-end id for both sides, as the payment itself
+        assert credit["end_to_end_id"] == settled.end_to_end_id
+        assert await memos(rt, refund.transaction_id) == [
+            ("hold", "available", -4000),
+            ("hold", "blocked", 4000),
+            ("post", "blocked", -4000),
+            ("post", "settlement", 4000),
+            ("post", "fees", 0),
+        ]
+        assert await memos(rt, credit["transaction_id"]) == [
+            ("credit", "settlement", -4000),
+            ("credit", "available", 4000),
+            ("credit", "fees", 0),
+        ]
+        assert books["settlement"] == 0  # nothing left the house
+        refund_events = {(e["account_id"], e["type"], e["transaction_id"]) for e in events}
+        assert (pix.receiver_id, "refund_in", refund.id) in refund_events
+        assert (pix.payer_id, "refund_out", credit["id"]) in refund_events
+
+    async def test_a_settlement_error_scenario_does_not_apply(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        pix = await paid_by_our_account(rt, client, "40.00")
+        await refunds.refund_in(
+            rt,
+            pix.receiver_id,
+            uuid.UUID(pix.transaction_id),
+            refunds.RefundOrder(amount=1500, external_id="casa2"),
+            scenario="ORDER_REJECTED",
+        )
+        await drain(rt)
+        assert await balance(rt, pix.receiver_id) == (2500, 0)
+        assert await balance(rt, pix.payer_id) == (7500, 0)
+
+    async def test_settling_twice_or_at_once_has_no_second_effect(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        pix = await paid_by_our_account(rt, client, "40.00")
+        refund = await refunds.refund_in(
+            rt,
+            pix.receiver_id,
+            uuid.UUID(pix.transaction_id),
+            refunds.RefundOrder(amount=1000, external_id="casa3"),
+        )
+        await asyncio.gather(payouts.settle(rt, refund.id), payouts.settle(rt, refund.id))
+        await payouts.settle(rt, refund.id)
+        assert len(await memos(rt, refund.transaction_id)) == 5
+        assert await count_rows(rt, f"events WHERE transaction_id = {refund.id}") == 1
+        assert await count_rows(rt, "transactions WHERE operation = 'REFUND_OUT'") == 1
+        assert await count_rows(rt, "events WHERE type = 'refund_out'") == 1
+        assert await balance(rt, pix.payer_id) == (7000, 0)
+
+    async def test_crossing_refunds_and_disputes_do_not_deadlock(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        """A paid B and B paid A; B's and A's refunds settle at once, while B refunds more of
+        the same PIX and a MED case is opened against A's: every path locks the PIX, then
+        the payer's payment, then the accounts by ascending id, so they wait, never deadlock."""
+        for _ in range(3):
+            ab = await paid_by_our_account(rt, client, "40.00", receiver_balance="100.00")
+            a, b = ab.payer_id, ab.receiver_id
+            ba_charge = await create_charge(client, ab.payer_headers, value="30.00")
+            paid = await client.post(
+                "/api/pix/cash-out-qrcode",
+                json={"qrCode": ba_charge["pixCode"], "value": "30.00", "externalId": "ba"},
+                headers=ab.receiver_headers,
+            )
+            assert paid.status_code == 201, paid.text
+            ba = uuid.UUID(ba_charge["transactionId"])
+            ab_pix = uuid.UUID(ab.transaction_id)
+            assert await balance(rt, a) == (9000, 0) and await balance(rt, b) == (11000, 0)
+            # B returns 20.00 of A's payment in four parts, A 15.00 of B's in three
+            made = [
+                await refunds.refund_in(
+                    rt, who, pix, refunds.RefundOrder(amount=500, external_id=f"r{n}")
+                )
+                for n, (who, pix) in enumerate([(b, ab_pix)] * 4 + [(a, ba)] * 3)
+            ]
+            e2e = (await stored(rt, str(ba)))["end_to_end_id"]
+            opening = med.CaseRequest(
+                end_to_end_id=e2e, reason=MedReason.REFUND_REQUEST, cause="SCAM", description=None
+            )
+            *_, case = await asyncio.gather(  # the settlements, a refund, a case: at once
+                *(payouts.settle(rt, r.id) for r in made),
+                refunds.refund_in(
+                    rt, b, ab_pix, refunds.RefundOrder(amount=1000, external_id="more")
+                ),
+                med.request(rt, a, opening),
+            )
+            assert isinstance(case, MedCase)
+            assert case.blocked_amount == 1500  # what was left of B's payment to A
+            await drain(rt)
+            assert await balance(rt, a) == (9000 - 1500 + 2000 + 1000 - 1500, 1500)
+            assert await balance(rt, b) == (11000 - 2000 - 1000 + 1500, 0)
+            await med.analyse(rt, a, case.id, AnalysisResult.APPROVED, None)
+            await drain(rt)
+            assert await balance(rt, a) == (9000, 0)
+            assert await balance(rt, b) == (11000, 0)
+
+    async def test_a_payment_already_returned_to_its_payer_ends_the_refund_in_error(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        """Should the payer's cash-out have been returned already (a return recorded on it
+        from outside, which the sandbox no longer accepts for an internal PIX), the refund
+        cannot credit it: it ends in ERROR, its hold voided, instead of waiting forever."""
+        pix = await paid_by_our_account(rt, client, "40.00")
+        async with rt.db.begin() as conn:
+            await conn.execute(
+                "SELECT refund_credit($1, t.id, 4000, $2, now(), 'webhook.deliver', 1, NULL) "
+                "FROM transactions t WHERE t.transaction_id = $3::uuid",
+                pix.payer_id,
+                "D12345678202611241000abcdefghijk",
+                pix.withdraw_id,
+            )
+        refund = await refunds.refund_in(
+            rt,
+            pix.receiver_id,
+            uuid.UUID(pix.transaction_id),
+            refunds.RefundOrder(amount=1000, external_id="casa4"),
+        )
+        await drain(rt)
+        async with rt.db.connection() as conn:
+            settled = await refund_rows.get(conn, pix.receiver_id, refund.id)
+        assert settled is not None
+        assert (settled.status, settled.error_code) == ("ERROR", "ORDER_REJECTED")
+        assert await balance(rt, pix.receiver_id) == (4000, 0)
+        assert await balance(rt, pix.payer_id) == (10000, 0)
+        assert await count_rows(rt, "transactions WHERE operation = 'REFUND_OUT'") == 1

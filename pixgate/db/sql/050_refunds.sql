@@ -4,17 +4,24 @@
 -- PUT /pix/{e2eid}/devolucao/{id}) and MED approvals create their REFUND_IN here, so the
 -- refundable balance of a PIX is counted by one rule.
 --
+-- A PIX that another of our accounts paid (an internal PIX: it paid the receiver's charge with
+-- a QR cash-out, and the payer's WITHDRAW and the receiver's PAYMENT share one end-to-end id)
+-- is returned in the house: its refund settles with refund_settle_in_house(), which credits the
+-- payer with a REFUND_OUT of its WITHDRAW in the same transaction, never through the bank.
+--
 -- The original transaction's row is locked (FOR NO KEY UPDATE) before its refunds are counted:
 -- two concurrent refunds of one PIX are counted one after the other, and their sum never
--- passes the original amount. Lock order: the original, then the account row.
+-- passes the original amount. Lock order: the transaction rows (the original first), then the
+-- account rows, by ascending id when there are two.
 --
 -- SQLSTATEs (mapped to errors by pixgate/db/refunds.py):
--- PXR00 the original is not a CONFIRMED transaction of the account of the refundable kind;
+-- PXR00 the original is not a CONFIRMED transaction of the account of the refundable kind
+--       (DETAIL 'in_house': a cash-out paid to another of our accounts, returned from outside);
 -- PXR01 the refunds would add up to more than the original (DETAIL: what is left, cents);
 -- PXR02 the refund window has closed (DETAIL: the last day a refund was accepted);
 -- PXB01 available balance below the refund (as 040_payouts.sql).
 
-DROP FUNCTION IF EXISTS refund_original, refund_left, refund_fits, refund_hold, refund_credit;
+DROP FUNCTION IF EXISTS refund_original, refund_left, refund_fits, refund_hold, refund_credit, refund_twin, refund_settle_in_house;
 
 -- The original of a refund, locked until the caller commits; PXR00 unless it is a
 -- CONFIRMED p_operation transaction of p_account. The conditions are in the WHERE clause,
@@ -31,6 +38,35 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'transaction % is not a refundable transaction of account %',
             p_original, p_account USING ERRCODE = 'PXR00';
+    END IF;
+    RETURN v;
+END
+$$;
+
+-- The other side of an internal PIX: one of our accounts paid another's charge
+-- (pixgate/services/cash_out_qrcode.py), so the payer's WITHDRAW and the receiver's PAYMENT
+-- share one end-to-end id, and each names the other (the gateway's ISPB, p_ispb, and its
+-- account id as the account number) as its counterpart. The CONFIRMED row on the other side
+-- of p_tx (the WITHDRAW of a PAYMENT, the PAYMENT of a WITHDRAW), not locked; NULL for a PIX
+-- sent to or received from another bank.
+CREATE FUNCTION refund_twin(p_tx transactions, p_ispb text) RETURNS transactions
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    v_bank jsonb := p_tx.counterpart -> 'bank';
+    v_number text := v_bank ->> 'accountNumber';
+    v transactions;
+BEGIN
+    IF p_tx.end_to_end_id IS NULL OR v_bank ->> 'bankISPB' IS DISTINCT FROM p_ispb
+       OR v_number IS NULL OR v_number !~ '^[1-9][0-9]{0,17}$' THEN
+        RETURN NULL;
+    END IF;
+    SELECT * INTO v FROM transactions t
+    WHERE t.account_id = v_number::bigint AND t.end_to_end_id = p_tx.end_to_end_id
+      AND t.account_id <> p_tx.account_id
+      AND t.operation = CASE p_tx.operation WHEN 'PAYMENT' THEN 'WITHDRAW' ELSE 'PAYMENT' END
+      AND t.status = 'CONFIRMED';
+    IF NOT FOUND THEN
+        RETURN NULL;
     END IF;
     RETURN v;
 END
@@ -125,10 +161,13 @@ $$;
 
 -- A cash-out returned by its receiver: a CONFIRMED REFUND_OUT row (no fee), credited at
 -- once, with its event (record_event(), 030_events.sql); the returns of one cash-out never
--- add up to more than it.
+-- add up to more than it. p_ispb, the gateway's ISPB, when the return comes from another bank
+-- (the sandbox's receiver): a cash-out paid to another of our accounts is then refused (PXR00,
+-- DETAIL 'in_house'), since that account returns it with a refund of its own; NULL from
+-- refund_settle_in_house(), which credits such a return.
 CREATE FUNCTION refund_credit(
     p_account bigint, p_original bigint, p_amount bigint, p_end_to_end_id text,
-    p_created_at timestamptz, p_job_kind text, p_max_runs int
+    p_created_at timestamptz, p_job_kind text, p_max_runs int, p_ispb text
 ) RETURNS TABLE (id bigint, transaction_id uuid, created_at timestamptz, jobs bigint)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
@@ -139,6 +178,10 @@ DECLARE
     v_created_at timestamptz;
     v_jobs bigint;
 BEGIN
+    IF p_ispb IS NOT NULL AND (refund_twin(v_original, p_ispb)).id IS NOT NULL THEN
+        RAISE EXCEPTION 'transaction % was paid to an account of this gateway', p_original
+            USING ERRCODE = 'PXR00', DETAIL = 'in_house';
+    END IF;
     INSERT INTO transactions AS t (account_id, operation, kind, status, amount, fee,
                                    end_to_end_id, counterpart, parent_id, created_at,
                                    processed_at)
@@ -155,6 +198,88 @@ BEGIN
     transaction_id := v_transaction_id;
     created_at := v_created_at;
     jobs := v_jobs;
+    RETURN NEXT;
+END
+$$;
+
+-- The settlement of a PENDING refund (REFUND_IN) of an internal PIX (refund_twin()): it never
+-- leaves the house. In one transaction, the refund becomes CONFIRMED, its hold posted and its
+-- `refund_in` event written (settle_payout(), 040_payouts.sql), and the payer's account is
+-- credited with a REFUND_OUT of its WITHDRAW with the refund's own end-to-end id and its
+-- `refund_out` event (refund_credit()): the money goes from one account to the other through
+-- the `settlement` book, as the payment came. The sandbox's settlement-error scenarios do not
+-- apply (nothing is sent to a bank), as for the internal payment itself. Should the payer's
+-- WITHDRAW have less left to return than the refund (returns recorded on it before internal
+-- PIX were returned in the house), the refund ends in ERROR (ORDER_REJECTED), its hold voided.
+--
+-- Locks, in the order every path that refunds or blocks takes them: the transaction rows (the
+-- PIX, then the payer's WITHDRAW, then the refund), then the two accounts by ascending id.
+--
+-- handled false: not an internal PIX (nothing written; the settling bank returns it).
+-- handled true: nothing for the bank to do: settled here now (status, jobs: the webhook
+-- delivery jobs written), or no longer PENDING (another run settled it; jobs 0).
+CREATE FUNCTION refund_settle_in_house(
+    p_refund bigint, p_ispb text, p_at timestamptz, p_job_kind text, p_max_runs int
+) RETURNS TABLE (handled boolean, status text, jobs bigint)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    v_refund transactions;
+    v_original transactions;
+    v_paid_by transactions;
+    v_status text;
+    v_jobs bigint;
+    v_credit_jobs bigint := 0;
+BEGIN
+    SELECT * INTO v_refund FROM transactions t
+    WHERE t.id = p_refund AND t.operation = 'REFUND_IN';
+    IF NOT FOUND OR v_refund.status <> 'PENDING' THEN
+        handled := true;
+        status := v_refund.status;
+        jobs := 0;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    SELECT * INTO v_original FROM transactions t WHERE t.id = v_refund.parent_id;
+    v_paid_by := refund_twin(v_original, p_ispb);
+    IF v_paid_by.id IS NULL THEN
+        handled := false;
+        status := v_refund.status;
+        jobs := 0;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+
+    PERFORM 1 FROM transactions t WHERE t.id = v_original.id FOR NO KEY UPDATE;
+    PERFORM 1 FROM transactions t WHERE t.id = v_paid_by.id FOR NO KEY UPDATE;
+    SELECT t.status INTO v_status FROM transactions t WHERE t.id = p_refund FOR NO KEY UPDATE;
+    handled := true;
+    IF v_status <> 'PENDING' THEN  -- another run settled it meanwhile
+        status := v_status;
+        jobs := 0;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    PERFORM 1 FROM accounts a
+    WHERE a.id IN (v_original.account_id, v_paid_by.account_id)
+    ORDER BY a.id FOR NO KEY UPDATE;
+
+    v_status := CASE WHEN refund_left(v_paid_by.id) >= v_refund.amount THEN 'CONFIRMED'
+                     ELSE 'ERROR' END;
+    SELECT s.jobs INTO v_jobs
+    FROM settle_payout(
+        p_refund, v_status, NULL, NULL,
+        CASE v_status WHEN 'ERROR' THEN 'ORDER_REJECTED' END,
+        CASE v_status WHEN 'ERROR' THEN 'the payment was already returned to its payer' END,
+        p_at, 'refund_in', p_job_kind, p_max_runs) s;
+    IF v_status = 'CONFIRMED' THEN
+        SELECT c.jobs INTO v_credit_jobs
+        FROM refund_credit(v_paid_by.account_id, v_paid_by.id, v_refund.amount,
+                           v_refund.end_to_end_id, p_at, p_job_kind, p_max_runs, NULL) c;
+    END IF;
+
+    status := v_status;
+    jobs := coalesce(v_jobs, 0) + coalesce(v_credit_jobs, 0);
     RETURN NEXT;
 END
 $$;
