@@ -25,11 +25,11 @@ from pixgate.domain.tokens import Revocations
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime, build_runtime
 from pixgate.settings import Settings
+from tests.helpers import empty_database
 
 SERVER_URL = os.environ.get(
     "PIXGATE_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
-KEEP_TABLES = ("alembic_version", "server_keys", "sql_files")
 
 
 def _database_url(name: str) -> str:
@@ -75,14 +75,7 @@ async def session_runtime(base_settings: Settings, database_url: str) -> AsyncIt
 @pytest.fixture
 async def rt(session_runtime: Runtime, base_settings: Settings) -> AsyncIterator[Runtime]:
     """The runtime with an empty database, default settings and the real clock."""
-    async with session_runtime.db.connection() as conn:
-        tables = await conn.fetch(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
-            "AND tablename <> ALL($1::text[])",
-            list(KEEP_TABLES),
-        )
-        names = ", ".join(f'"{t["tablename"]}"' for t in tables)
-        await conn.execute(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
+    await empty_database(session_runtime)
     session_runtime.settings = base_settings
     session_runtime.clock = Clock()
     session_runtime.revocations = Revocations()

@@ -95,3 +95,20 @@ async def footprint(rt: Runtime) -> dict[str, int]:
     before and after a refused call: it wrote nothing."""
     async with rt.db.connection() as conn:
         return {name: int(await conn.fetchval(sql)) for name, sql in FOOTPRINT.items()}
+
+
+KEEP_TABLES = ("alembic_version", "server_keys", "sql_files")
+"""What a test's empty database keeps: the schema's version, the gateway's keys, the SQL
+files applied."""
+
+
+async def empty_database(rt: Runtime) -> None:
+    """Every other table emptied, identities restarted: each test starts from nothing."""
+    async with rt.db.connection() as conn:
+        tables = await conn.fetch(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+            "AND tablename <> ALL($1::text[])",
+            list(KEEP_TABLES),
+        )
+        names = ", ".join(f'"{t["tablename"]}"' for t in tables)
+        await conn.execute(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
