@@ -29,8 +29,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pixgate.api.responses import JSONResponse
 from pixgate.api.schemas.errors import ApiError, ErrorEnvelope, SimpleError
-from pixgate.db.pool import UNAVAILABLE
-from pixgate.domain.errors import DatabaseUnavailable, PixgateError
+from pixgate.db.batches import StatementFailed
+from pixgate.db.pool import LOST_RACE_STATES, LOST_RACES, UNAVAILABLE
+from pixgate.domain.errors import DatabaseUnavailable, PixgateError, TryAgain
 
 log = structlog.get_logger(__name__)
 
@@ -192,6 +193,17 @@ async def on_database_unavailable(request: Request, exc: Exception) -> JSONRespo
     )
 
 
+async def on_lost_race(request: Request, exc: Exception) -> JSONResponse:
+    """A deadlock or serialization failure the database broke by rolling this request back:
+    nothing was written, so it is the 503 of a race lost, which the client sends again."""
+    if isinstance(exc, StatementFailed) and exc.sqlstate not in LOST_RACE_STATES:
+        return await on_unexpected(request, exc)
+    log.warning("request.lost_race", error=repr(exc))
+    return await on_pixgate_error(
+        request, TryAgain("the request met a concurrent change; nothing was written")
+    )
+
+
 async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     """Never a stack trace to the client; the errorId leads to it in the log."""
     log.exception("request.crashed", error_id=request_id(request))
@@ -246,6 +258,8 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, on_http_error)
     for unavailable in UNAVAILABLE:
         app.add_exception_handler(unavailable, on_database_unavailable)
+    for lost_race in (*LOST_RACES, StatementFailed):
+        app.add_exception_handler(lost_race, on_lost_race)
     # Still the last resort for an exception raised by a middleware outside AnswerUnexpected.
     app.add_exception_handler(Exception, on_unexpected)
     app.add_middleware(AnswerUnexpected)

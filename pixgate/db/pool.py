@@ -43,6 +43,16 @@ connection of `Database.begin()` or `.connection()` that was lost raises
 ConnectionDoesNotExistError, whatever asyncpg raised (see `lost`)."""
 
 
+LOST_RACE_STATES = frozenset({"40P01", "40001"})
+"""SQLSTATEs of a transaction the database rolled back to break a deadlock or a serialization
+conflict: nothing it wrote stays, and the same request sent again goes through."""
+LOST_RACES: tuple[type[Exception], ...] = (
+    asyncpg.exceptions.DeadlockDetectedError,
+    asyncpg.exceptions.SerializationError,
+)
+"""The exceptions of LOST_RACE_STATES, as asyncpg raises them outside a batch."""
+
+
 async def _init_connection(conn: RawConnection) -> None:
     """jsonb columns come and go as Python objects, encoded by orjson (fast, strict)."""
     await conn.set_type_codec(

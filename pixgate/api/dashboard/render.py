@@ -30,8 +30,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from pixgate.api.dashboard import session as sessions
 from pixgate.api.deps import NUL_REASON, RuntimeDep
 from pixgate.api.errors import request_id, validation_messages
-from pixgate.db.pool import UNAVAILABLE
-from pixgate.domain.errors import DatabaseUnavailable, PixgateError, ValidationFailed
+from pixgate.db.pool import LOST_RACES, UNAVAILABLE
+from pixgate.domain.errors import DatabaseUnavailable, PixgateError, TryAgain, ValidationFailed
 from pixgate.runtime import Runtime
 from pixgate.services import auth
 
@@ -176,6 +176,9 @@ def error_page(request: Request, exc: Exception) -> Response:
     if isinstance(exc, UNAVAILABLE):  # a 503 with Retry-After, as the API answers
         log.warning("dashboard.database_unavailable", error=repr(exc))
         exc = DatabaseUnavailable("the database cannot be reached; try again")
+    if isinstance(exc, LOST_RACES):  # rolled back whole: sending the form again goes through
+        log.warning("dashboard.lost_race", error=repr(exc))
+        exc = TryAgain("the request met a concurrent change; nothing was written")
     if isinstance(exc, SignedOut):
         response: Response = RedirectResponse(LOGIN_PATH, status_code=303)
         clear_cookie(request, response, sessions.SESSION_COOKIE)
