@@ -623,3 +623,24 @@ def _postgres_seconds() -> dict[int, float]:
 def _children_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
+
+
+# --- requests ------------------------------------------------------------------------------
+
+PAYEE = {
+    "key": "123e4567-e89b-42d3-a456-426614174000",
+    "keyType": "RANDOM",
+    "name": "Fulano de Tal",
+    "document": "52998224725",
+}
+"""A PIX key of another bank, which the sandbox settles."""
+
+
+def cash_out_body(prefix: str, value: float = 0.01) -> dict[str, object]:
+    """A POST /api/pix/cash-out body to PAYEE with a new externalId starting with `prefix`."""
+    return {
+        "value": value,
+        "externalId": f"{prefix}-{uuid.uuid4().hex}",
+        "description": "bench",
+        "details": PAYEE,
+    }

@@ -55,6 +55,7 @@ from _common import (
     Credentials,
     Deployment,
     arguments,
+    cash_out_body,
     credentials,
     free_port,
     machine_summary,
@@ -67,12 +68,6 @@ from pixgate.domain import scenarios
 from pixgate.domain.webhooks import EventType
 
 PAYER = {"name": "Joao Pagador", "document": "52998224725"}
-EXTERNAL_KEY = {
-    "key": "123e4567-e89b-42d3-a456-426614174000",
-    "keyType": "RANDOM",
-    "name": "Fulano de Tal",
-    "document": "52998224725",
-}
 HOLDER_CPF = "11144477735"
 MED_EVENTS = (EventType.MED_CREATED, EventType.MED_ACCEPTED, EventType.MED_REJECTED)
 SCENARIOS: list[str | None] = [
@@ -301,12 +296,7 @@ class Client:
 
     async def cash_out(self) -> None:
         scenario = self.rng.choice(SCENARIOS)
-        body = {
-            "value": round(self.rng.uniform(0.01, 5.0), 2),
-            "externalId": f"soak-co-{uuid.uuid4().hex}",
-            "description": "soak",
-            "details": EXTERNAL_KEY,
-        }
+        body = cash_out_body("soak-co", round(self.rng.uniform(0.01, 5.0), 2))
         headers = {"X-Sandbox-Scenario": scenario} if scenario else {}
         response = await self.send("POST", "/api/pix/cash-out", body, headers)
         tx = await self.accepted_id(response, "transactionId")

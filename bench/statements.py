@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from urllib.parse import quote
@@ -24,7 +23,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import DEFAULT_SERVER, create_database, drop_database, table
+from _common import DEFAULT_SERVER, cash_out_body, create_database, drop_database, table
 
 from pixgate.api.app import create_app
 from pixgate.db import migrate
@@ -34,20 +33,6 @@ from pixgate.services import accounts
 from pixgate.settings import Settings
 
 POOL = 2  # every connection exists from the start, so every one gets a logger
-
-
-def cash_out_body() -> dict[str, object]:
-    return {
-        "value": 0.01,
-        "externalId": f"st-{uuid.uuid4().hex}",
-        "description": "bench",
-        "details": {
-            "key": "123e4567-e89b-42d3-a456-426614174000",
-            "keyType": "RANDOM",
-            "name": "Fulano de Tal",
-            "document": "52998224725",
-        },
-    }
 
 
 async def run(url: str) -> list[tuple[str, list[str]]]:
@@ -83,7 +68,8 @@ async def run(url: str) -> list[tuple[str, list[str]]]:
                 return await client.get("/accounts/balances", headers=auth)
 
             async def cash_out() -> object:
-                return await client.post("/api/pix/cash-out", json=cash_out_body(), headers=auth)
+                body = cash_out_body("st")
+                return await client.post("/api/pix/cash-out", json=body, headers=auth)
 
             async def jobs() -> object:
                 return await worker.drain(rt)

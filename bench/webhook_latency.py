@@ -28,7 +28,6 @@ import statistics
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import httpx
@@ -40,6 +39,7 @@ from _common import (
     Credentials,
     Deployment,
     arguments,
+    cash_out_body,
     credentials,
     free_port,
     machine_summary,
@@ -69,20 +69,6 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def cash_out_body() -> dict[str, object]:
-    return {
-        "value": 0.01,
-        "externalId": f"wh-{uuid.uuid4().hex}",
-        "description": "bench",
-        "details": {
-            "key": "123e4567-e89b-42d3-a456-426614174000",
-            "keyType": "RANDOM",
-            "name": "Fulano de Tal",
-            "document": "52998224725",
-        },
-    }
-
-
 async def open_loop(
     base: str, creds: list[Credentials], rate: float, duration: float
 ) -> dict[int, int]:
@@ -96,7 +82,7 @@ async def open_loop(
             try:
                 response = await client.post(
                     "/api/pix/cash-out",
-                    json=cash_out_body(),
+                    json=cash_out_body("wh"),
                     headers=cred.headers(),
                 )
                 statuses[response.status_code] = statuses.get(response.status_code, 0) + 1

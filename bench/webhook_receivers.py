@@ -31,7 +31,6 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +45,7 @@ from _common import (
     Credentials,
     Deployment,
     arguments,
+    cash_out_body,
     credentials,
     free_port,
     machine_summary,
@@ -123,20 +123,6 @@ class Run:
     """The machine's 1-minute load average when the run began (others' work included)."""
 
 
-def cash_out_body() -> dict[str, object]:
-    return {
-        "value": 0.01,
-        "externalId": f"wr-{uuid.uuid4().hex}",
-        "description": "bench",
-        "details": {
-            "key": "123e4567-e89b-42d3-a456-426614174000",
-            "keyType": "RANDOM",
-            "name": "Fulano de Tal",
-            "document": "52998224725",
-        },
-    }
-
-
 async def open_loop(
     base: str, creds: list[Credentials], rate: float, duration: float, run: Run | None
 ) -> None:
@@ -148,7 +134,7 @@ async def open_loop(
         async def one(cred: Credentials, due: float) -> None:
             try:
                 response = await client.post(
-                    "/api/pix/cash-out", json=cash_out_body(), headers=cred.headers()
+                    "/api/pix/cash-out", json=cash_out_body("wr"), headers=cred.headers()
                 )
                 status = response.status_code
             except httpx.HTTPError:
