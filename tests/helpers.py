@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Hashable
+from collections.abc import AsyncIterator, Hashable
+from contextlib import asynccontextmanager
 from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
@@ -11,6 +12,7 @@ from urllib.parse import quote
 import httpx
 
 from pixgate.db.batches import Batcher
+from pixgate.jobs.worker import Worker
 from pixgate.runtime import Runtime
 from pixgate.services import accounts
 
@@ -112,3 +114,15 @@ async def empty_database(rt: Runtime) -> None:
         )
         names = ", ".join(f'"{t["tablename"]}"' for t in tables)
         await conn.execute(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
+
+
+@asynccontextmanager
+async def running_worker(rt: Runtime, **options: Any) -> AsyncIterator[Worker]:
+    """A long-running worker for the block, stopped (and waited for) at its end."""
+    worker = Worker(rt, **options)
+    running = asyncio.create_task(worker.run())
+    try:
+        yield worker
+    finally:
+        worker.stop()
+        await running

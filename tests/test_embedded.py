@@ -57,27 +57,8 @@ def test_serve_on_the_embedded_default(home: tuple[Path, dict[str, str]]) -> Non
         assert pid_file.exists(), "the embedded server lives in ./pixgate-data"
 
         # A second process in the same directory joins the same server.
-        created = subprocess.run(
-            [PIXGATE, "accounts", "create", "--name", "Embedded", "--balance", "7.00", "--json"],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        account = json.loads(created.stdout)
-        certificate = {"X-SSL-Client-Cert": quote(account["certificatePem"], safe="")}
-        token = httpx.post(
-            f"{base}/api/auth/token",
-            json={"clientId": account["clientId"], "clientSecret": account["clientSecret"]},
-            headers=certificate,
-        )
-        assert token.status_code == 201, token.text
-        balances = httpx.get(
-            f"{base}/accounts/balances",
-            headers={"Authorization": f"Bearer {token.json()['access_token']}", **certificate},
-        )
-        assert balances.json()["data"][0]["balanceAmount"]["available"] == 7.0
+        account = _account(cwd, env, "Embedded")
+        assert _available(base, account) == 7.0
         assert pid_file.exists(), "the CLI leaving must not stop the server serve still uses"
     finally:
         server.terminate()

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -17,6 +16,7 @@ from pixgate.jobs import worker as worker_module
 from pixgate.jobs.registry import HANDLERS, job
 from pixgate.jobs.worker import Worker
 from pixgate.runtime import Runtime
+from tests.helpers import running_worker
 
 
 @dataclass
@@ -53,18 +53,6 @@ async def statuses(rt: Runtime) -> dict[str, int]:
     async with rt.db.connection() as conn:
         rows = await conn.fetch("SELECT status, count(*) AS n FROM jobs GROUP BY status")
     return {row["status"]: row["n"] for row in rows}
-
-
-@asynccontextmanager
-async def running_worker(rt: Runtime, **options: Any) -> AsyncIterator[Worker]:
-    """A long-running worker for the block, stopped (and waited for) at its end."""
-    worker = Worker(rt, **options)
-    running = asyncio.create_task(worker.run())
-    try:
-        yield worker
-    finally:
-        worker.stop()
-        await running
 
 
 async def until(condition: Callable[[], Awaitable[bool]]) -> None:

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
@@ -22,10 +21,10 @@ import pytest
 
 from pixgate.clock import FixedClock
 from pixgate.domain.webhooks import EventType
-from pixgate.jobs.worker import Worker, run_once
+from pixgate.jobs.worker import run_once
 from pixgate.runtime import Runtime
 from pixgate.services import events, webhooks
-from tests.helpers import make_account
+from tests.helpers import make_account, running_worker
 from tests.webhooks.conftest import insert_transaction, make_due
 from tests.webhooks.receiver import HANG_UP, RESET, STALL, Receiver
 
@@ -74,18 +73,6 @@ async def _deliveries(rt: Runtime, account_id: int) -> list[asyncpg.Record]:
             "WHERE d.account_id = $1 GROUP BY d.id, j.id ORDER BY d.id",
             account_id,
         )
-
-
-@asynccontextmanager
-async def _running_worker(rt: Runtime, *, concurrency: int) -> AsyncIterator[Worker]:
-    """A long-running worker for the block; its end waits for the jobs in flight."""
-    worker = Worker(rt, concurrency=concurrency)
-    running = asyncio.create_task(worker.run())
-    try:
-        yield worker
-    finally:
-        worker.stop()
-        await running
 
 
 async def _until(condition: Callable[[], Awaitable[bool]], *, deadline: float = 30.0) -> None:
@@ -156,7 +143,7 @@ async def test_other_accounts_are_delivered_while_a_receiver_hangs(
         healthy_account = await _account_with_hook(rt, healthy.url("/ok"))
         await _events(rt, hanging_account, 40)
 
-        async with _running_worker(rt, concurrency=16):
+        async with running_worker(rt, concurrency=16):
             await receiver.wait_for(4)
             await _events(rt, healthy_account, 5)
             await healthy.wait_for(5)
