@@ -141,6 +141,11 @@ async def on_pixgate_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, PixgateError)
     if exc.status >= 500:
         log.error("request.failed", code=exc.code, message=exc.message)
+    return answer(request, exc)
+
+
+def answer(request: Request, exc: PixgateError) -> JSONResponse:
+    """`exc` in the route's error shape, with its headers."""
     return render(
         request,
         exc.status,
@@ -182,14 +187,8 @@ async def on_database_unavailable(request: Request, exc: Exception) -> JSONRespo
     """The database could not be reached: a 503 with Retry-After, never a 500 (the client
     sends the same request again; every write is idempotent by its key)."""
     log.warning("request.database_unavailable", error=repr(exc))
-    answer = DatabaseUnavailable("the database cannot be reached; send the request again")
-    return render(
-        request,
-        answer.status,
-        code=answer.code,
-        message=answer.message,
-        user_message=answer.user_message,
-        headers=answer.headers(),
+    return answer(
+        request, DatabaseUnavailable("the database cannot be reached; send the request again")
     )
 
 
@@ -199,9 +198,7 @@ async def on_lost_race(request: Request, exc: Exception) -> JSONResponse:
     if isinstance(exc, StatementFailed) and exc.sqlstate not in LOST_RACE_STATES:
         return await on_unexpected(request, exc)
     log.warning("request.lost_race", error=repr(exc))
-    return await on_pixgate_error(
-        request, TryAgain("the request met a concurrent change; nothing was written")
-    )
+    return answer(request, TryAgain("the request met a concurrent change; nothing was written"))
 
 
 async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
