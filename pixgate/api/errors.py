@@ -27,6 +27,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pixgate.api.allow import allowed_methods
 from pixgate.api.responses import JSONResponse
 from pixgate.api.schemas.errors import ApiError, ErrorEnvelope, SimpleError
 from pixgate.db.batches import StatementFailed
@@ -173,13 +174,16 @@ async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     status = exc.status_code
     detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(status).phrase
+    headers = dict(exc.headers) if exc.headers else {}
+    if status == 405:
+        headers["Allow"] = allowed_methods(request, headers.get("Allow"))
     return render(
         request,
         status,
         code=_CODES_BY_STATUS.get(status, "HTTP_ERROR"),
         message=detail,
         user_message=HTTPStatus(status).description or detail,
-        headers=dict(exc.headers) if exc.headers else None,
+        headers=headers or None,
     )
 
 

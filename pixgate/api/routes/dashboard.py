@@ -15,8 +15,10 @@ import structlog
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pixgate.api import rate_limit
+from pixgate.api.allow import declared_methods
 from pixgate.api.dashboard import session as sessions
 from pixgate.api.dashboard.render import (
     DashboardRoute,
@@ -349,8 +351,12 @@ async def charge_qr(
 
 
 @router.get("/dashboard/{rest:path}")
-async def not_found(rest: str) -> Response:
-    """An HTML 404 for every other address under /dashboard (declared last)."""
+async def not_found(request: Request, rest: str) -> Response:
+    """An HTML 404 for every other address under /dashboard (declared last); a 405 for an
+    address whose own routes take other methods (GET on the sign-out form's address)."""
     if rest == "":
         return RedirectResponse("/dashboard", status_code=308)
+    allow = declared_methods(request)
+    if allow:
+        raise StarletteHTTPException(405, headers={"Allow": allow})
     raise NotFound("There is no such page in the dashboard.")
