@@ -19,9 +19,13 @@ from limits.errors import StorageError
 from limits.storage import storage_from_string
 
 from pixgate.domain.errors import RateLimited
+from pixgate.domain.ids import client_id_of
 from pixgate.runtime import Runtime
 
 log = structlog.get_logger(__name__)
+
+NO_CLIENT = "unparseable"
+"""The one key that every clientId naming no credential counts against."""
 
 
 def limiter(request: Request, rt: Runtime) -> MovingWindowRateLimiter:
@@ -42,6 +46,14 @@ def limiter(request: Request, rt: Runtime) -> MovingWindowRateLimiter:
 def item(rate: str) -> RateLimitItem:
     parsed: RateLimitItem = parse(rate)
     return parsed
+
+
+def client_key(client_id: str) -> str:
+    """The key of a limit on a clientId: its canonical form (`client_id_of`), so `urn:uuid:`,
+    braces, missing hyphens or upper case meet the counter of the id they spell; text that
+    is no id at all shares one key, so garbage cannot open fresh counters either."""
+    parsed = client_id_of(client_id)
+    return NO_CLIENT if parsed is None else str(parsed)
 
 
 async def enforce(

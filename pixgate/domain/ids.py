@@ -1,4 +1,4 @@
-"""Identifier formats: end-to-end ids and txids (4.14).
+"""Identifier formats: end-to-end ids, txids (4.14) and clientIds.
 
 Random parts come from `secrets`: an end-to-end id or a txid that could be guessed would
 let anyone probe for other accounts' transactions.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import secrets
 import string
+import uuid
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -78,3 +79,17 @@ def new_txid(length: int = 32) -> str:
 def is_txid(value: str) -> bool:
     """A cob txid: 26 to 35 ASCII letters and digits."""
     return TXID_PATTERN.fullmatch(value) is not None
+
+
+def client_id_of(text: str) -> uuid.UUID | None:
+    """The credential id `text` names, or None when it names none.
+
+    `uuid.UUID` reads one id in many spellings (`urn:uuid:` and `uuid:` prefixes, braces,
+    no hyphens, upper case, even non-ASCII digits), so whatever keys on a clientId (a rate
+    limit above all) keys on this value, never on the text as typed: a re-spelled clientId
+    is the same credential and must meet the same counters.
+    """
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        return None

@@ -24,6 +24,7 @@ from pixgate.domain.errors import (
     InvalidCredentials,
     Unauthorized,
 )
+from pixgate.domain.ids import client_id_of
 from pixgate.domain.tokens import InvalidToken, Revocations
 from pixgate.runtime import Runtime
 from pixgate.services.accounts import hash_secret
@@ -65,7 +66,8 @@ def read_certificate(header: str | None) -> certificates.ClientCertificate:
 async def issue_token(
     rt: Runtime, cert: certificates.ClientCertificate, client_id: uuid.UUID, client_secret: str
 ) -> IssuedToken:
-    """The remaining checks, in the order of section 5's table."""
+    """The remaining checks, in the spec's order, except that the certificate's account is
+    compared after the secret (see below)."""
     now = rt.clock.now()
     if cert.not_before > now:
         raise CertNotYetValid("certificate notBefore is in the future")
@@ -81,10 +83,12 @@ async def issue_token(
         raise AuthUpstreamUnavailable("the credential store cannot be reached") from exc
     expected = credential.secret_hash if credential is not None else _DUMMY_HASH
     secret_ok = hmac.compare_digest(expected, hash_secret(rt.secret_hash_key, client_secret))
-    if credential is not None and credential.account_id != registered.account_id:
-        raise CertNotAuthorizedForAccount("certificate is registered to another account")
     if credential is None or not secret_ok:
         raise InvalidCredentials("invalid clientId or clientSecret")
+    # Only once the secret matched: a foreign certificate with a known clientId and a wrong
+    # secret answers as an unknown clientId does, so the answer never tells which exist.
+    if credential.account_id != registered.account_id:
+        raise CertNotAuthorizedForAccount("certificate is registered to another account")
     token = rt.signer.issue(
         client_id=str(client_id),
         account_id=registered.account_id,
@@ -99,10 +103,7 @@ async def sign_in(rt: Runtime, client_id: str, client_secret: str) -> Principal:
     """The token endpoint's credential checks without the certificate (the dashboard's
     sign-in): an unknown or malformed clientId and a wrong secret answer alike, and an unknown
     clientId costs the same secret comparison as a known one."""
-    try:
-        parsed: uuid.UUID | None = uuid.UUID(client_id)
-    except ValueError:
-        parsed = None
+    parsed = client_id_of(client_id)
     credential = None
     if parsed is not None:
         async with rt.db.connection() as conn:
@@ -117,9 +118,8 @@ async def sign_in(rt: Runtime, client_id: str, client_secret: str) -> Principal:
 async def signed_in(rt: Runtime, client_id: str) -> Principal | None:
     """The account of a dashboard session's credential, re-read on every page: None once the
     credential is revoked, so a revocation ends its sessions at the next request."""
-    try:
-        parsed = uuid.UUID(client_id)
-    except ValueError:
+    parsed = client_id_of(client_id)
+    if parsed is None:
         return None
     async with rt.db.connection() as conn:
         credential = await credential_rows.active_credential(conn, parsed)

@@ -232,6 +232,7 @@ class TestCertificateChecks:
     async def test_certificate_of_another_account(
         self, rt: Runtime, client: httpx.AsyncClient
     ) -> None:
+        """403 once the credential is proven: only its holder learns the certificate is wrong."""
         mine, theirs = await make_account(rt), await make_account(rt, name="Outra")
         response = await _token(client, mine, pem=theirs.certificate_pem)
         _assert_envelope(response, 403, "PUB_CERT_NOT_AUTHORIZED_FOR_ACCOUNT")
@@ -251,6 +252,29 @@ class TestCredentials:
             k: v for k, v in unknown.json().items() if k not in strip
         }
 
+    @pytest.mark.parametrize("path", [TOKEN, "/oauth/token"])
+    async def test_a_foreign_certificate_does_not_tell_which_clientids_exist(
+        self, rt: Runtime, client: httpx.AsyncClient, path: str
+    ) -> None:
+        """An existing clientId (wrong secret) and an unknown one, each with a certificate of
+        another account: the same status and body, so probing cannot list clientIds."""
+        mine, theirs = await make_account(rt), await make_account(rt, name="Outra")
+        answers = [
+            await _token(
+                client, mine, pem=theirs.certificate_pem, secret="x" * 43, client_id=who, path=path
+            )
+            for who in (mine.client_id, str(uuid.uuid4()))
+        ]
+        existing, unknown = answers
+        assert existing.status_code == unknown.status_code == 401, existing.text
+        assert existing.headers.keys() == unknown.headers.keys()
+        strip = ("errorId", "timestamp")
+        assert {k: v for k, v in existing.json().items() if k not in strip} == {
+            k: v for k, v in unknown.json().items() if k not in strip
+        }
+        if path == TOKEN:
+            _assert_envelope(existing, 401, "PUB_INVALID_CREDENTIALS")
+
     async def test_both_failure_paths_cost_the_same_work(
         self, rt: Runtime, client: httpx.AsyncClient
     ) -> None:
@@ -265,13 +289,15 @@ class TestCredentials:
             calls.append(secret)
             return original(key, secret)
 
+        other = await make_account(rt, name="Outra")
         auth_service.hash_secret = counting  # type: ignore[assignment]
         try:
             await _token(client, account, secret="y" * 40)
             await _token(client, account, client_id=str(uuid.uuid4()), secret="y" * 40)
+            await _token(client, account, pem=other.certificate_pem, secret="y" * 40)
         finally:
             auth_service.hash_secret = original  # type: ignore[assignment]
-        assert calls == ["y" * 40, "y" * 40]
+        assert calls == ["y" * 40] * 3
 
     async def test_revoked_credential(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)

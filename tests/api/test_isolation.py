@@ -702,17 +702,18 @@ PAY = "/sandbox/pix/pay"
 PAYER = {"name": "Pagador Beta", "document": CPF}
 
 ROWS: list[Row] = [
-    # token: A's clientId with B's certificate; section 5 checks the certificate's account
-    # before the secret, so the documented answer is 403 PUB_CERT_NOT_AUTHORIZED_FOR_ACCOUNT
+    # token: A's clientId with B's certificate. Without A's secret the answer is an unknown
+    # clientId's (401), so B cannot tell that A's clientId exists; with A's secret, 403
+    # PUB_CERT_NOT_AUTHORIZED_FOR_ACCOUNT
     Row(
-        "token-a-client", "POST", "/api/auth/token", token(lambda w: w.b.client_secret), status(403)
+        "token-a-client", "POST", "/api/auth/token", token(lambda w: w.b.client_secret), status(401)
     ),
     Row(
         "oauth-token-a-client",
         "POST",
         "/oauth/token",
         token(lambda w: w.b.client_secret),
-        status(403),
+        status(401),
     ),
     Row(
         "token-a-client-a-secret",

@@ -105,7 +105,7 @@ async def login(request: Request, rt: RuntimeDep) -> Response:
         )
     limit = rate_limit.item(rt.settings.dashboard_login_rate_limit)
     keys = (
-        ("dashboard-login-client", client_id.lower() or "-"),
+        ("dashboard-login-client", rate_limit.client_key(client_id)),
         ("dashboard-login-address", request.client.host if request.client else "-"),
     )
     try:
