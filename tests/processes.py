@@ -30,6 +30,16 @@ def running(
 ) -> Iterator[str]:
     """`command` (a `pixgate serve` line, without `--port`) on a free port; yields its base URL
     once /readyz answers, and stops it with SIGTERM, as an operator's supervisor does."""
+    with started(command, env, output=output) as (base, _):
+        yield base
+
+
+@contextmanager
+def started(
+    command: list[str], env: dict[str, str], *, output: IO[bytes] | int = subprocess.DEVNULL
+) -> Iterator[tuple[str, int]]:
+    """`running`, also yielding the process id (a single-process `pixgate serve` is the API
+    process itself, whose memory a test can read)."""
     port = free_port()
     process = subprocess.Popen(
         [*command, "--port", str(port)], env=env, stdout=output, stderr=subprocess.STDOUT
@@ -46,7 +56,7 @@ def running(
                 time.sleep(0.2)
         else:
             raise AssertionError("pixgate serve did not become ready in 60 s")
-        yield base
+        yield base, process.pid
     finally:
         process.terminate()
         try:
@@ -56,14 +66,29 @@ def running(
             process.wait()
 
 
-@contextmanager
-def serving(database_url: str, **settings: str) -> Iterator[str]:
-    """One `pixgate serve --no-worker` on the test database; yields its base URL."""
+SERVE = [PIXGATE, "serve", "--no-worker"]
+
+
+def server_env(database_url: str, **settings: str) -> dict[str, str]:
+    """This environment without its PIXGATE_ settings, then the test database and `settings`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIXGATE_")}
     env |= {"PIXGATE_DATABASE_URL": database_url, "PIXGATE_LOG_JSON": "true"}
     env |= {f"PIXGATE_{name.upper()}": value for name, value in settings.items()}
-    with running([PIXGATE, "serve", "--no-worker"], env) as base:
+    return env
+
+
+@contextmanager
+def serving(database_url: str, **settings: str) -> Iterator[str]:
+    """One `pixgate serve --no-worker` on the test database; yields its base URL."""
+    with running(SERVE, server_env(database_url, **settings)) as base:
         yield base
+
+
+@contextmanager
+def serving_process(database_url: str, **settings: str) -> Iterator[tuple[str, int]]:
+    """`serving`, also yielding the API process's id."""
+    with started(SERVE, server_env(database_url, **settings)) as served:
+        yield served
 
 
 @contextmanager

@@ -14,6 +14,9 @@ from fastapi import Depends, Header, Request
 from fastapi.dependencies.models import Dependant
 from pydantic import WithJsonSchema
 
+from pixgate.api import json_body
+from pixgate.api.json_body import NUL_REASON
+from pixgate.api.routing import ExactJsonRequest
 from pixgate.domain import scenarios
 from pixgate.domain.errors import NotFound, UnsupportedMediaType, ValidationFailed
 from pixgate.runtime import Runtime
@@ -74,7 +77,6 @@ async def sandbox_only(rt: RuntimeDep) -> None:
 
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
-NUL_REASON = "must not contain the NUL character (U+0000)"
 
 
 async def screen_request(request: Request) -> None:
@@ -88,9 +90,8 @@ async def screen_request(request: Request) -> None:
 
     Cheap on purpose, every request pays it (GET /accounts/balances: two substring searches
     of short strings and an attribute lookup): the headers searched are only those the
-    route declares (uvicorn itself refuses a NUL byte in any header field), and a body is
-    searched once or twice as raw bytes; its decoded JSON is walked only when that finds a
-    NUL or its `\\u0000` escape.
+    route declares (uvicorn itself refuses a NUL byte in any header field), and a JSON body,
+    already parsed, is walked once by `json_body.first_problem`, which also bounds its shape.
     """
     scope = request.scope
     if "\x00" in scope["path"]:
@@ -111,8 +112,10 @@ async def screen_request(request: Request) -> None:
     if getattr(route, "accepts_form", False):
         return  # the token route reads and checks its own body, after the certificate
     _require_json(request)
-    if getattr(route, "body_field", None) is not None:
-        await _refuse_nul_in_body(request)
+    if isinstance(request, ExactJsonRequest) and request.has_json:
+        problem = json_body.first_problem(await request.json())
+        if problem is not None:
+            raise ValidationFailed([problem])
 
 
 def _declared_headers(route: Any) -> frozenset[bytes]:
@@ -145,47 +148,6 @@ def _nul_query_param(request: Request) -> str:
         ),
         "query",
     )
-
-
-async def _refuse_nul_in_body(request: Request) -> None:
-    # FastAPI has read (and, for JSON, parsed) the body before any dependency runs: both
-    # are cached on the request, so this reads nothing again. In UTF-8 JSON a NUL can only
-    # be the escape `\u0000`; a raw zero byte means UTF-16/32 JSON, which json.loads takes.
-    raw = await request.body()
-    if b"\\u0000" not in raw and b"\x00" not in raw:
-        return
-    try:
-        decoded = await request.json()
-    except (ValueError, RecursionError):
-        return  # not JSON (or nested past the parser): the body's own validation answers 400
-    field = nul_field(decoded)
-    if field is not None:
-        raise ValidationFailed([f"{field}: {NUL_REASON}"])
-
-
-def nul_field(document: Any) -> str | None:
-    """The dotted path of the first string (value or key, in document order) holding U+0000
-    in decoded JSON. Iterative, so a deeply nested body cannot exhaust the stack."""
-    stack: list[tuple[str, Any]] = [("", document)]
-    while stack:
-        where, value = stack.pop()
-        if isinstance(value, str):
-            if "\x00" in value:
-                return where or "body"
-        elif isinstance(value, dict):
-            children = []
-            for key, item in value.items():
-                path = f"{where}.{key}" if where else key
-                if "\x00" in key:
-                    return path.replace("\x00", "\\u0000")
-                children.append((path, item))
-            stack.extend(reversed(children))
-        elif isinstance(value, list):
-            stack.extend(
-                (f"{where}.{i}" if where else str(i), value[i])
-                for i in range(len(value) - 1, -1, -1)
-            )
-    return None
 
 
 def _require_json(request: Request) -> None:

@@ -23,12 +23,13 @@ from typing import Any
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pixgate.api.allow import allowed_methods
+from pixgate.api.json_body import shown_key
 from pixgate.api.responses import JSONResponse
+from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.errors import ApiError, ErrorEnvelope, SimpleError
 from pixgate.db.batches import StatementFailed
 from pixgate.db.pool import LOST_RACE_STATES, LOST_RACES, UNAVAILABLE
@@ -65,13 +66,13 @@ ERROR_MODELS: dict[Family, type[SimpleError]] = {
 }
 
 
-class EnvelopeRoute(APIRoute):
+class EnvelopeRoute(PixgateRoute):
     """Marks a router whose errors use the spec's full envelope."""
 
     family = Family.ENVELOPE
 
 
-class CentralBankRoute(APIRoute):
+class CentralBankRoute(PixgateRoute):
     """Marks a router of the Central-Bank-style family: the simple body, nothing more."""
 
     family = Family.CENTRAL_BANK
@@ -125,16 +126,22 @@ def render(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+MAX_VIOLATIONS = 10
+"""Problems an answer lists; a count stands for the rest, so the answer stays a few KB."""
+
+
 def validation_messages(errors: list[Any]) -> list[str]:
-    """Pydantic errors as `field: reason` lines, the message array of 7.1."""
+    """Pydantic errors as `field: reason` lines, the first `MAX_VIOLATIONS` and a count."""
     messages = []
-    for error in errors:
-        loc = [str(part) for part in error.get("loc", ()) if part not in ("body", "query", "path")]
-        field = ".".join(loc) or "body"
+    for error in errors[:MAX_VIOLATIONS]:
+        loc = [part for part in error.get("loc", ()) if part not in ("body", "query", "path")]
+        field = ".".join(shown_key(str(part)) for part in loc) or "body"
         text = str(error.get("msg", "invalid"))
         if error.get("type") == "json_invalid":
             field, text = "body", "malformed JSON"
         messages.append(f"{field}: {text}")
+    if len(errors) > MAX_VIOLATIONS:
+        messages.append(f"body: {len(errors) - MAX_VIOLATIONS} more problems not listed")
     return messages
 
 

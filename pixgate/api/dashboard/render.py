@@ -23,13 +23,14 @@ import structlog
 from fastapi import Depends, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse
-from fastapi.routing import APIRoute
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pixgate.api.dashboard import session as sessions
-from pixgate.api.deps import NUL_REASON, RuntimeDep
+from pixgate.api.deps import RuntimeDep
 from pixgate.api.errors import request_id, validation_messages
+from pixgate.api.json_body import NUL_REASON
+from pixgate.api.routing import PixgateRoute
 from pixgate.db.pool import LOST_RACES, UNAVAILABLE
 from pixgate.domain.errors import DatabaseUnavailable, PixgateError, TryAgain, ValidationFailed
 from pixgate.runtime import Runtime
@@ -212,7 +213,7 @@ def error_page(request: Request, exc: Exception) -> Response:
     )
 
 
-class DashboardRoute(APIRoute):
+class DashboardRoute(PixgateRoute):
     """A dashboard page: HTML answers and errors, form bodies, no OpenAPI entry."""
 
     accepts_form = True

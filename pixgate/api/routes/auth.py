@@ -138,7 +138,11 @@ def _credentials(request: Request, raw: bytes) -> TokenRequest:
 
 def _from_form(request: Request, raw: bytes) -> dict[str, Any]:
     """RFC 6749 4.4: grant_type=client_credentials, the client by Basic auth or form fields."""
-    form = {k: v[0] for k, v in parse_qs(raw.decode("latin-1"), keep_blank_values=True).items()}
+    try:
+        fields = parse_qs(raw.decode("latin-1"), keep_blank_values=True, max_num_fields=8)
+    except ValueError as exc:  # more fields than the grant has: refused before they are built
+        raise _invalid([{"field": "body", "message": "too many form fields"}]) from exc
+    form = {k: v[0] for k, v in fields.items()}
     if form.get("grant_type") != "client_credentials":
         raise errors.UnsupportedGrantType("grant_type must be client_credentials")
     client_id, client_secret = form.get("client_id"), form.get("client_secret")

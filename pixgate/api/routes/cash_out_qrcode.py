@@ -5,11 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
+from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.cash_out_qrcode import QrCashOutRequest, QrCashOutResponse
 from pixgate.api.schemas.errors import ApiError
 from pixgate.services import cash_out_qrcode
 
-router = APIRouter(tags=["cash-out"])
+router = APIRouter(route_class=PixgateRoute, tags=["cash-out"])
 
 
 @router.post(

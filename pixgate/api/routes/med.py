@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Request
 from pixgate.api import rate_limit
 from pixgate.api.deps import CurrentAccount, RuntimeDep
 from pixgate.api.params import Page, PageSize
+from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.common import Timestamp
 from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.med import MedItem, MedMetadata, MedPage
@@ -16,6 +17,7 @@ from pixgate.domain.med import MedStatus, wire
 from pixgate.services import med
 
 router = APIRouter(
+    route_class=PixgateRoute,
     tags=["med"],
     responses={400: {"model": ApiError}, 401: {"model": ApiError}, 429: {"model": ApiError}},
 )

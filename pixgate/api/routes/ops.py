@@ -13,11 +13,12 @@ from pydantic import Field
 
 from pixgate.api.deps import RuntimeDep
 from pixgate.api.responses import JSONResponse
+from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.common import ApiModel
 from pixgate.api.schemas.keys import JsonWebKeySet
 from pixgate.domain.errors import DatabaseUnavailable
 
-router = APIRouter(tags=["operations"])
+router = APIRouter(route_class=PixgateRoute, tags=["operations"])
 
 
 @router.get("/healthz", summary="Liveness")

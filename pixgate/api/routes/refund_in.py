@@ -13,13 +13,14 @@ from fastapi import APIRouter, Path
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
 from pixgate.api.errors import Family, openapi_responses
+from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.common import iso
 from pixgate.api.schemas.refunds import RefundInRequest, RefundInResponse
 from pixgate.domain import errors
 from pixgate.domain.money import to_number
 from pixgate.services import refunds
 
-router = APIRouter(tags=["refunds"])
+router = APIRouter(route_class=PixgateRoute, tags=["refunds"])
 
 
 @router.post(

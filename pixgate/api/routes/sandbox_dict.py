@@ -8,11 +8,13 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_CPF, ApiModel, example
 from pixgate.api.schemas.errors import ApiError
 from pixgate.services import sandbox
 
 router = APIRouter(
+    route_class=PixgateRoute,
     tags=["sandbox"],
     dependencies=[Depends(sandbox_only)],
     responses={400: {"model": ApiError}, 401: {"model": ApiError}},

@@ -8,12 +8,14 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.med import MedItem, SandboxMedAnalysis, SandboxMedRequest
 from pixgate.domain.med import wire
 from pixgate.services import med
 
 router = APIRouter(
+    route_class=PixgateRoute,
     tags=["sandbox"],
     dependencies=[Depends(sandbox_only)],
     responses={400: {"model": ApiError}, 401: {"model": ApiError}, 404: {"model": ApiError}},

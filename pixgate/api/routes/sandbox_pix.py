@@ -15,6 +15,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.common import iso
 from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.refunds import RefundOutRequest, RefundOutResponse
@@ -28,6 +29,7 @@ from pixgate.domain.money import to_number
 from pixgate.services import charges, refunds
 
 router = APIRouter(
+    route_class=PixgateRoute,
     tags=["sandbox"],
     dependencies=[Depends(sandbox_only)],
     responses={

@@ -8,11 +8,13 @@ from fastapi import APIRouter, Query
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep
 from pixgate.api.params import Day, Page, PageSize
+from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.transactions import TransactionPage
 from pixgate.services import transactions
 
 router = APIRouter(
+    route_class=PixgateRoute,
     tags=["transactions"],
     responses={400: {"model": ApiError}, 401: {"model": ApiError}},
 )

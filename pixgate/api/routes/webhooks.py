@@ -16,6 +16,7 @@ from fastapi.openapi.models import Example
 from pixgate.api import rate_limit
 from pixgate.api.deps import CurrentAccount, RuntimeDep
 from pixgate.api.params import Page, PageSize
+from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas import webhooks as schemas
 from pixgate.api.schemas.common import Timestamp, iso
 from pixgate.api.schemas.errors import ApiError
@@ -23,7 +24,9 @@ from pixgate.api.schemas.transactions import PageMetadata
 from pixgate.domain import webhooks as rules
 from pixgate.services import webhooks
 
-router = APIRouter(tags=["webhooks"], responses={401: {"model": ApiError}})
+router = APIRouter(
+    route_class=PixgateRoute, tags=["webhooks"], responses={401: {"model": ApiError}}
+)
 
 DISABLED_MESSAGE = (
     "This route is temporarily disabled and persisted nothing. Manage webhooks in the "

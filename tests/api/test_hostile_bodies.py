@@ -1,0 +1,54 @@
+"""The worst bodies of the largest size a real `pixgate serve` reads, with and without a token:
+each answers a short 4xx in its route's family, and the API process's peak resident memory
+rises by less than 50 MiB (the shapes: bench/hostile_shapes.py; their timings:
+bench/hostile_input.py)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from bench.hostile_shapes import all_shapes, cost_of
+from pixgate.runtime import Runtime
+from pixgate.services import accounts
+from pixgate.settings import Settings
+from tests.helpers import cert_header, make_account
+from tests.processes import serving_process
+
+PEAK_MIB = 50
+ANSWER_BYTES = 4096
+TXID = "hostile" + "0" * 23
+ROUTES = {
+    "POST": "/api/pix/cash-out",  # the spec's envelope
+    "PUT": f"/cob/{TXID}",  # the Central Bank's simple body
+    "PATCH": f"/cob/{TXID}",
+}
+
+
+@pytest.fixture
+async def account(rt: Runtime) -> accounts.NewAccount:
+    return await make_account(rt)
+
+
+def test_no_body_shape_costs_more_than_its_bound(
+    account: accounts.NewAccount, database_url: str, base_settings: Settings
+) -> None:
+    certificate = {"X-SSL-Client-Cert": cert_header(account.certificate_pem)}
+    json_type = {"Content-Type": "application/json"}
+    shapes = all_shapes(base_settings.max_body_bytes)
+    with serving_process(database_url) as (base, pid), httpx.Client(base_url=base) as client:
+        token = client.post(
+            "/api/auth/token",
+            headers=certificate,
+            json={"clientId": account.client_id, "clientSecret": account.client_secret},
+        ).json()["access_token"]
+        signed_in = {**json_type, **certificate, "Authorization": f"Bearer {token}"}
+        for name, body in shapes.items():
+            for method, path in ROUTES.items():
+                for headers in (json_type, signed_in):
+                    case = f"{name}, {method} {path}, {'token' if headers is signed_in else 'none'}"
+                    cost = cost_of(client, pid, method, path, body, headers)
+                    assert 400 <= cost.status < 500, (case, cost.answer[:300])
+                    assert cost.answer_bytes < ANSWER_BYTES, (case, cost.answer_bytes)
+                    assert cost.peak_mib < PEAK_MIB, (case, cost.peak_mib)
+        assert client.get("/healthz").status_code == 200
