@@ -16,6 +16,7 @@ from pydantic import WithJsonSchema
 
 from pixgate.api import json_body
 from pixgate.api.json_body import NUL_REASON
+from pixgate.api.middleware import BodyTooLarge
 from pixgate.api.routing import ExactJsonRequest
 from pixgate.domain import scenarios
 from pixgate.domain.errors import NotFound, UnsupportedMediaType, ValidationFailed
@@ -109,8 +110,11 @@ async def screen_request(request: Request) -> None:
                 raise ValidationFailed([f"{name.decode('latin-1')}: {NUL_REASON}"])
     if scope["method"] not in _BODY_METHODS:
         return
-    if getattr(route, "accepts_form", False):
-        return  # the token route reads and checks its own body, after the certificate
+    form_limit = getattr(route, "form_body_bytes", None)
+    if form_limit is not None:
+        if len(await request.body()) > form_limit:
+            raise BodyTooLarge(form_limit)
+        return  # a form is read by its route (the token route's after the certificate)
     _require_json(request)
     if isinstance(request, ExactJsonRequest) and request.has_json:
         problem = json_body.first_problem(await request.json())

@@ -126,7 +126,7 @@ def _amend_operation(route: routing.RouteContext, operation: dict[str, Any]) -> 
         wanted.append("503")
     if route.body_field is not None or "requestBody" in operation:
         wanted.append("413")
-        if not getattr(route.original_route, "accepts_form", False):
+        if getattr(route.original_route, "form_body_bytes", None) is None:
             wanted.append("415")
     for status in wanted:
         responses.setdefault(status, {"description": _ADDED[status]})

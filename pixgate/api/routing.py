@@ -32,6 +32,11 @@ class ExactJsonRequest(Request):
 
 
 class PixgateRoute(APIRoute):
+    form_body_bytes: int | None = None
+    """A route that reads a form body sets how large one may be: decoding a form costs
+    about 75 bytes of memory per percent-escape, so a form is held far below the JSON limit
+    (`PIXGATE_MAX_BODY_BYTES`), checked before it is parsed."""
+
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 

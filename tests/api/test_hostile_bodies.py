@@ -52,3 +52,26 @@ def test_no_body_shape_costs_more_than_its_bound(
                     assert cost.answer_bytes < ANSWER_BYTES, (case, cost.answer_bytes)
                     assert cost.peak_mib < PEAK_MIB, (case, cost.peak_mib)
         assert client.get("/healthz").status_code == 200
+
+
+FORMS = {
+    "many fields": lambda size: "&".join(f"f{i}=" for i in range(size // 4))[:size].encode(),
+    "one long value": lambda size: b"clientId=" + b"x" * (size - 9),
+    "percent-escapes": lambda size: b"clientId=" + b"%41" * ((size - 9) // 3),
+}
+
+
+def test_no_form_costs_more_than_its_bound(
+    account: accounts.NewAccount, database_url: str, base_settings: Settings
+) -> None:
+    """Decoding a form costs far more memory than its size (about 75 bytes per escape), so the
+    forms read before authentication (dashboard sign-in, token) are held to a few KB."""
+    certificate = {"X-SSL-Client-Cert": cert_header(account.certificate_pem)}
+    form_type = {"Content-Type": "application/x-www-form-urlencoded"}
+    with serving_process(database_url) as (base, pid), httpx.Client(base_url=base) as client:
+        for name, build in FORMS.items():
+            body = build(base_settings.max_body_bytes)
+            for path in ("/dashboard/login", "/api/auth/token"):
+                cost = cost_of(client, pid, "POST", path, body, form_type | certificate)
+                assert cost.status == 413, (name, path, cost.answer[:300])
+                assert cost.peak_mib < PEAK_MIB, (name, path, cost.peak_mib)

@@ -92,21 +92,6 @@ async def test_a_validation_answer_lists_the_first_problems_and_counts_the_rest(
     assert len(response.content) < 4096
 
 
-async def test_the_token_form_takes_a_few_fields(client: httpx.AsyncClient, rt: Runtime) -> None:
-    account = await make_account(rt)
-    certificate = (await bearer(client, account))["X-SSL-Client-Cert"]
-    response = await client.post(
-        "/api/auth/token",
-        content="&".join(f"f{i}=" for i in range(100_000)),
-        headers={
-            "Content-Type": "application/x-www-form-urlencoded",
-            "X-SSL-Client-Cert": certificate,
-        },
-    )
-    assert response.status_code == 400, response.text
-    assert "too many form fields" in response.text
-
-
 @pytest.mark.parametrize(
     ("document", "problem"),
     [

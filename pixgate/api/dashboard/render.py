@@ -216,7 +216,7 @@ def error_page(request: Request, exc: Exception) -> Response:
 class DashboardRoute(PixgateRoute):
     """A dashboard page: HTML answers and errors, form bodies, no OpenAPI entry."""
 
-    accepts_form = True
+    form_body_bytes = 64 * 1024
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
         kwargs["include_in_schema"] = False
