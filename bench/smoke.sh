@@ -19,6 +19,7 @@ run bench/statements.py
 run bench/cash_out.py --duration 2 --warmup 1
 run bench/webhook_latency.py --duration 2 --accounts 2
 run bench/webhook_receivers.py --duration 2 --warmup 1
+run bench/hostile_input.py --repeat 1
 if ((${#failed[@]})); then
     echo "failed: ${failed[*]}" >&2
     exit 1
