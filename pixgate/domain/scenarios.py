@@ -32,8 +32,10 @@ DELAY_PATTERN = r"^DELAY_([0-9]{1,5}|[0-5][0-9]{5}|600000)MS$"
 
 
 def parse(value: str | None) -> str | None:
-    """The canonical (upper-case) scenario, or SandboxScenarioUnknown listing the allowed ones."""
-    if value is None or not value.strip():
+    """The canonical (upper-case) scenario, None without the header, or SandboxScenarioUnknown
+    listing the allowed ones. An empty header is refused like any other unknown value: read
+    as absent, it would settle normally a request that asked for a scenario."""
+    if value is None:
         return None
     scenario = value.strip().upper()
     if scenario in SYNCHRONOUS or scenario in SETTLEMENT_ERRORS or scenario == "WEBHOOK_DELAY":
@@ -41,9 +43,9 @@ def parse(value: str | None) -> str | None:
     match = _DELAY.match(scenario)
     if match and int(match.group(1)) <= MAX_DELAY_MS:
         return scenario
+    given = f"unknown X-Sandbox-Scenario {value!r}" if scenario else "X-Sandbox-Scenario is empty"
     raise SandboxScenarioUnknown(
-        f"unknown X-Sandbox-Scenario {value!r}; allowed: {', '.join(ALLOWED)}",
-        details={"allowed": list(ALLOWED)},
+        f"{given}; allowed: {', '.join(ALLOWED)}", details={"allowed": list(ALLOWED)}
     )
 
 

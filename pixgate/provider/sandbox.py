@@ -70,13 +70,15 @@ class SandboxBank:
         return PaymentResult(status="CONFIRMED", end_to_end_id=order.return_id, counterpart=None)
 
     async def register_charge(self, charge: ChargeRegistration) -> None:
-        if charge.scenario == "PROVIDER_UNAVAILABLE":
-            raise ProviderUnavailable("the payment provider could not be reached")
+        """The minimum expiration is a rule of the request: a charge it refuses is refused
+        whatever the scenario, which answers only for a charge the bank would take."""
         minimum = self.settings.provider_min_expiration
         if charge.expires_in < minimum:
             raise ProviderExpirationBelowMinimum(
                 [f"transaction.expirationTime must be at least {minimum} seconds for this provider"]
             )
+        if charge.scenario == "PROVIDER_UNAVAILABLE":
+            raise ProviderUnavailable("the payment provider could not be reached")
 
 
 def _settlement_error(order: PaymentOrder, holder: KeyHolder) -> str | None:

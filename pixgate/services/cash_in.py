@@ -1,8 +1,10 @@
 """POST /api/pix/cash-in (4.3, 2.3, 7.4): a dynamic charge the account receives.
 
-Everything is validated first (one 400 listing every bad field); then the charge is
-announced to the settling bank, outside any transaction, so a provider failure (500) or its
-minimum expiration leaves nothing behind; then one transaction writes the PENDING
+Everything is validated first (one 400 listing every bad field, then the splits against
+the amount net of the account's fee) and the BR Code built; then the charge is announced
+to the settling bank, outside any transaction, so a provider failure (500) or its minimum
+expiration leaves nothing behind, and never hides the request's own error (a sandbox
+scenario included); then one transaction writes the PENDING
 PAYMENT transaction, the charge, its splits and its `charges.expire` job (an unpaid
 charge becomes EXPIRED, its payment ERROR). The BR Code is dynamic: its location
 (26/25, without scheme) is `{public_url}/loc/{token}`, its merchant the account's name.
@@ -148,28 +150,29 @@ async def create(
     rt: Runtime, account_id: int, order: CashInOrder, *, scenario: str | None = None
 ) -> CashIn:
     amount, split_rows = validate(order)
+    async with rt.db.connection() as conn:
+        account = await account_rows.get(conn, account_id)
+    if account is None:
+        raise NotFound("account not found")
+    if order.splits:
+        _splits_fit_net(rt, account.fees, amount, order.splits)
+    token = new_location_token()
+    pix_code = brcode.encode(
+        brcode.dynamic(
+            location_url(rt.settings, token).split("://", 1)[-1],
+            account.name,
+            rt.settings.merchant_city,
+            amount,
+        )
+    )
     await rt.provider.register_charge(
         ChargeRegistration(amount=amount, expires_in=order.expiration_time, scenario=scenario)
     )
     now = rt.clock.now()
     expires_at = now + timedelta(seconds=order.expiration_time)
-    token = new_location_token()
     correlation_id = uuid.uuid4()
     payer = {"fullName": order.payer_name, "document": only_document_chars(order.payer_document)}
     async with rt.db.begin() as conn:
-        account = await account_rows.get(conn, account_id)
-        if account is None:
-            raise NotFound("account not found")
-        if order.splits:
-            _splits_fit_net(rt, account.fees, amount, order.splits)
-        pix_code = brcode.encode(
-            brcode.dynamic(
-                location_url(rt.settings, token).split("://", 1)[-1],
-                account.name,
-                rt.settings.merchant_city,
-                amount,
-            )
-        )
         created = await charge_rows.insert(
             conn,
             account_id=account_id,

@@ -49,7 +49,9 @@ def amount_of(value: Decimal) -> int:
 
 
 def raise_synchronous_scenario(scenario: str | None) -> None:
-    """The synchronous sandbox scenarios answer as the real error would, before any write."""
+    """The synchronous sandbox scenarios answer as the real error would: called once the
+    request's own checks have passed (an invalid request answers its own error, whatever
+    the scenario), before any write or inside the transaction, which then writes nothing."""
     if scenario == "INSUFFICIENT_FUNDS":
         raise InsufficientBalance("available balance is less than amount + fee (sandbox)")
     if scenario == "INVALID_PIX_KEY":

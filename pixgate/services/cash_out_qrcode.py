@@ -78,7 +78,6 @@ async def create(
     document = only_document_chars(order.document) if order.document else None
     if document is not None and document_kind(document) is None:
         raise ValidationFailed(["document must be a CPF (11 digits) or a CNPJ (14 characters)"])
-    raise_synchronous_scenario(scenario)
     details: dict[str, Any] = {
         "name": order.name,
         "document": document,
@@ -92,7 +91,8 @@ async def create(
     }
     token = charges.location_token_of(rt.settings, code)
     if token is not None:
-        return await _pay_our_charge(rt, account_id, order, amount, token, details)
+        return await _pay_our_charge(rt, account_id, order, amount, token, details, scenario)
+    raise_synchronous_scenario(scenario)
     return await _pay_out(rt, account_id, order, amount, code, details, scenario)
 
 
@@ -103,7 +103,11 @@ async def _pay_our_charge(
     amount: int,
     token: str,
     details: dict[str, Any],
+    scenario: str | None,
 ) -> CashOut:
+    """Settled in the house; a synchronous scenario answers only once the payment would
+    otherwise be made (the charge found and payable, the limits and the balance enough):
+    raised in the transaction, which then writes nothing."""
     now = rt.clock.now()
     async with rt.db.begin() as conn:
         charge = await charge_rows.by_location_token(conn, token)
@@ -155,6 +159,7 @@ async def _pay_our_charge(
         await events.record(
             conn, account_id=account_id, type=EventType.CASH_OUT, transaction_id=row.id
         )
+        raise_synchronous_scenario(scenario)
     return CashOut(
         transaction_id=row.transaction_id,
         external_id=order.external_id,

@@ -58,6 +58,11 @@ async def create(
     if data.expiracao is None or data.original is None:
         raise ValidationFailed(["calendario.expiracao and valor.original are required"])
     amount = to_cents(Decimal(data.original))
+    # A txid in use is the request's own error: found before the settling bank is asked
+    # (and before a sandbox scenario answers); the insert still refuses a concurrent one.
+    async with rt.db.connection() as conn:
+        if await charge_rows.by_txid(conn, account_id, KIND, txid) is not None:
+            raise Conflict(f"txid {txid} already exists")
     await rt.provider.register_charge(
         ChargeRegistration(amount=amount, expires_in=data.expiracao, scenario=scenario)
     )
@@ -67,8 +72,6 @@ async def create(
         account = await get_account(conn, account_id)
         if account is None:
             raise NotFound("account not found")
-        if await charge_rows.by_txid(conn, account_id, KIND, txid) is not None:
-            raise Conflict(f"txid {txid} already exists")
         try:
             created = await charge_rows.insert(
                 conn,

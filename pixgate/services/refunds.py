@@ -103,7 +103,6 @@ async def refund_in(
 ) -> Refund:
     """POST /api/pix/refund-in/{id}: the original named by its transactionId. A reused
     externalId answers PIX_DUPLICATE_EXTERNAL_ID, as cash-out does."""
-    _refuse_synchronous_scenario(scenario, InsufficientBalance)
     async with rt.db.begin() as conn:
         found = await rows.original_by_transaction_id(conn, account_id, original)
         if found is None:
@@ -111,6 +110,7 @@ async def refund_in(
         created = await _create(rt, conn, account_id, found, order, RefundKind.REFUND_IN, scenario)
         if created is None:
             raise await external_ids.duplicate(conn, account_id, order.external_id)
+        _refuse_synchronous_scenario(scenario, InsufficientBalance)
     return created
 
 
@@ -131,7 +131,6 @@ async def devolucao(
     """
     if order.natureza not in REQUESTABLE:
         raise ValidationFailed([f"natureza: {order.natureza} cannot be requested"])
-    _refuse_synchronous_scenario(scenario, DevolucaoInsufficientBalance)
     try:
         async with rt.db.begin() as conn:
             found = await rows.original_by_end_to_end_id(conn, account_id, end_to_end_id)
@@ -143,6 +142,7 @@ async def devolucao(
             if created is None:
                 existing = await rows.by_external_id(conn, account_id, order.external_id)
                 return Devolucao(_replayed(existing, end_to_end_id, order), replayed=True)
+            _refuse_synchronous_scenario(scenario, DevolucaoInsufficientBalance)
     except RefundDeadlineExceeded as exc:
         raise DevolucaoDeadlineExceeded(exc.message, details=exc.details) from None
     except InsufficientBalance as exc:
@@ -275,7 +275,10 @@ def _replayed(existing: Refund | None, end_to_end_id: str, order: RefundOrder) -
 
 
 def _refuse_synchronous_scenario(scenario: str | None, short: type[InsufficientBalance]) -> None:
-    """The synchronous sandbox scenarios answer before any write; a refund has no PIX key."""
+    """The synchronous sandbox scenarios answer as the settling bank would, once the refund
+    would otherwise be accepted: raised in its transaction, which then writes nothing. A
+    refund of an unknown PIX, or one its own rules refuse, answers that instead. A refund
+    has no PIX key."""
     if scenario == "INSUFFICIENT_FUNDS":
         raise short("available balance is less than the refund (sandbox)")
     if scenario == "PROVIDER_UNAVAILABLE":

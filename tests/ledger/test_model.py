@@ -681,8 +681,6 @@ class Ledger(RuleBasedStateMachine):
             refusal = InvalidAmount
         elif amount != charge.amount:
             refusal = QrCodeAmountMismatch
-        elif scenario in SYNCHRONOUS:
-            refusal = SYNCHRONOUS[scenario]
         elif who == charge.owner:
             refusal = OwnChargePayment
         else:
@@ -691,6 +689,8 @@ class Ledger(RuleBasedStateMachine):
                 refusal = InvalidQrCode
             if refusal is None and amount + fee > payer.available:
                 refusal = InsufficientBalance
+            if refusal is None and scenario in SYNCHRONOUS:  # once all else would pass
+                refusal = SYNCHRONOUS[scenario]
         if refusal is not None:
             self.refused(refusal, paying)
             return
@@ -853,13 +853,11 @@ class Ledger(RuleBasedStateMachine):
         refusal: type[PixgateError] | None = None
         if amount < 1:
             refusal = ValidationFailed
-        elif scenario == "INSUFFICIENT_FUNDS":
-            refusal = short
         elif (self.today - pix.on).days > rt.settings.refund_window_days:
             refusal = late
         elif amount > pix.left:
             refusal = RefundAmountExceeded
-        elif amount > account.available:
+        elif amount > account.available or scenario == "INSUFFICIENT_FUNDS":
             refusal = short
         if refusal is not None:
             self.refused(refusal, call())
