@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import Query
 from pydantic import WithJsonSchema
 
+from pixgate.timestamps import DATE_PATTERN, DATE_TIME_PATTERN
+
 MAX_PAGE = 2_147_483_647
 """PostgreSQL's largest `integer`. Unbounded, a page of 10^18 made `(page - 1) * size` overflow
 the `bigint` of OFFSET (a 500); at this bound the offset stays far inside it for any size."""
@@ -21,7 +23,13 @@ Day = Annotated[
         "gateway's time zone; startDate to endDate spans at most 31 days"
     ),
     WithJsonSchema(
-        {"anyOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}]}
+        {
+            "anyOf": [
+                {"type": "string", "format": "date", "pattern": DATE_PATTERN},
+                {"type": "string", "format": "date-time", "pattern": DATE_TIME_PATTERN},
+            ]
+        }
     ),
 ]
-"""`startDate`/`endDate` of the statements (checked by `services.transactions`)."""
+"""`startDate`/`endDate` of the statements, read in the gateway's time zone by
+`services.transactions` (which the dashboard's statement shares): only these two forms."""

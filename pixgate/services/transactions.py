@@ -17,6 +17,7 @@ from pixgate.db.transactions import Transaction
 from pixgate.domain.errors import ValidationFailed
 from pixgate.domain.pix_keys import detect_key_type, normalize_key
 from pixgate.runtime import Runtime
+from pixgate.timestamps import is_iso_date, is_iso_date_time
 
 MAX_RANGE_DAYS = 31
 PIX_KEY_MAX_RESULTS = 1000
@@ -103,9 +104,10 @@ def _page(
 def _window(rt: Runtime, query: ListQuery, *, default_days: int) -> tuple[datetime, datetime]:
     zone = ZoneInfo(rt.settings.timezone)
     today = rt.clock.now().astimezone(zone).date()
-    end = _parse_date(query.end_date, "endDate") or today
+    end = _parse_date(query.end_date, "endDate", zone) or today
     try:
-        start = _parse_date(query.start_date, "startDate") or end - timedelta(days=default_days)
+        start = _parse_date(query.start_date, "startDate", zone)
+        start = start or end - timedelta(days=default_days)
         if end < start:
             raise ValidationFailed(["endDate must not be before startDate"])
         if (end - start).days > MAX_RANGE_DAYS:
@@ -124,15 +126,20 @@ def _window(rt: Runtime, query: ListQuery, *, default_days: int) -> tuple[dateti
         ) from exc
 
 
-def _parse_date(value: str | None, field: str) -> date | None:
-    """An ISO 8601 date; a full date-time is taken for its date in the gateway's zone."""
+def _parse_date(value: str | None, field: str, zone: ZoneInfo) -> date | None:
+    """An ISO 8601 date (YYYY-MM-DD); a date-time is taken for its date in the gateway's zone
+    (one without an offset is a time of that zone). No other form: `date.fromisoformat`
+    would also read `20261124` or a week date."""
     if value is None:
         return None
     try:
-        return date.fromisoformat(value)
-    except ValueError:
-        pass
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).date()
-    except ValueError as exc:
-        raise ValidationFailed([f"{field} must be an ISO 8601 date (YYYY-MM-DD)"]) from exc
+        if is_iso_date(value):
+            return date.fromisoformat(value)
+        if is_iso_date_time(value):
+            at = datetime.fromisoformat(value)
+            return (at.astimezone(zone) if at.tzinfo is not None else at).date()
+    except (ValueError, OverflowError):
+        pass  # no such day (2026-02-30), or none in the gateway's zone (0001-01-01T00:00+14:00)
+    raise ValidationFailed(
+        [f"{field} must be an ISO 8601 date (YYYY-MM-DD) or date-time (YYYY-MM-DDThh:mm:ssZ)"]
+    )

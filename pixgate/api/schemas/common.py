@@ -7,10 +7,18 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    WithJsonSchema,
+)
 from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
 
-from pixgate.timestamps import iso
+from pixgate.timestamps import DATE_TIME_PATTERN, is_iso_date_time, iso
 
 __all__ = [
     "DOCUMENT",
@@ -85,7 +93,29 @@ def _utc_representable(value: datetime) -> datetime:
     return value
 
 
-Timestamp = Annotated[datetime, AfterValidator(_utc_representable)]
-"""An ISO 8601 date-time (with or without an offset) that PostgreSQL can store."""
-AwareTimestamp = Annotated[AwareDatetime, AfterValidator(_utc_representable)]
-"""An ISO 8601 date-time with an explicit offset that PostgreSQL can store."""
+def _iso_date_time(value: object) -> object:
+    """The documented text only: pydantic would read a number (`0`, `-1`, `1700000000`,
+    `20261124`) as seconds since the epoch, and a date alone as its midnight."""
+    if isinstance(value, str) and is_iso_date_time(value):
+        return value
+    raise PydanticCustomError(
+        "iso_date_time", "must be an ISO 8601 date-time, such as 2026-11-24T10:00:00Z"
+    )
+
+
+DATE_TIME_SCHEMA = {"type": "string", "format": "date-time", "pattern": DATE_TIME_PATTERN}
+Timestamp = Annotated[
+    datetime,
+    BeforeValidator(_iso_date_time),
+    AfterValidator(_utc_representable),
+    WithJsonSchema(DATE_TIME_SCHEMA),
+]
+"""An ISO 8601 date-time (with or without an offset: UTC) that PostgreSQL can store: every
+instant a request carries, in a query or a body."""
+AwareTimestamp = Annotated[
+    AwareDatetime,
+    BeforeValidator(_iso_date_time),
+    AfterValidator(_utc_representable),
+    WithJsonSchema(DATE_TIME_SCHEMA),
+]
+"""The same, with its offset required."""
