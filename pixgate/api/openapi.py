@@ -55,7 +55,7 @@ _ADDED: dict[str, str] = {
     "400": "Invalid request: a field error (`message` lists each one), or U+0000 in any "
     "text, which nothing can store.",
     "401": "Missing, invalid, expired or revoked token, or a request without the certificate "
-    "the token is bound to.",
+    "the token is bound to, or with that certificate outside its validity dates.",
     "404": "Not found; sandbox routes do not exist outside sandbox mode.",
     "413": "The request body is larger than the limit (1 MiB by default).",
     "415": "The body is not `application/json`.",

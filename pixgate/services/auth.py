@@ -7,6 +7,7 @@ import functools
 import hmac
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 
 import structlog
 
@@ -63,16 +64,23 @@ def read_certificate(header: str | None) -> certificates.ClientCertificate:
         raise CertMalformedPem(f"X-SSL-Client-Cert is not a valid URL-encoded PEM: {exc}") from exc
 
 
+def check_validity(cert: certificates.ClientCertificate, now: datetime) -> None:
+    """The certificate's validity window holds `now`. pixgate checks it itself: the TLS front
+    passes on the certificates it could not verify, expired ones included, so that the client
+    gets this answer rather than the front's."""
+    if cert.not_before > now:
+        raise CertNotYetValid("certificate notBefore is in the future")
+    if cert.not_after < now:
+        raise CertExpired("certificate notAfter has passed")
+
+
 async def issue_token(
     rt: Runtime, cert: certificates.ClientCertificate, client_id: uuid.UUID, client_secret: str
 ) -> IssuedToken:
     """The remaining checks, in the spec's order, except that the certificate's account is
     compared after the secret (see below)."""
     now = rt.clock.now()
-    if cert.not_before > now:
-        raise CertNotYetValid("certificate notBefore is in the future")
-    if cert.not_after < now:
-        raise CertExpired("certificate notAfter has passed")
+    check_validity(cert, now)
     try:
         async with rt.db.connection() as conn:
             registered = await credential_rows.active_certificate(conn, cert.fingerprint)
@@ -133,7 +141,8 @@ def authenticate(rt: Runtime, authorization: str | None, cert_header: str | None
 
     Every token binds the certificate it was issued to (`cnf.x5t#S256`), so a request
     must present that same certificate: without one, a stolen token would work from any
-    client that reaches the gateway.
+    client that reaches the gateway. The certificate must also still be within its validity
+    window, which a token can outlive.
     """
     scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
@@ -145,11 +154,15 @@ def authenticate(rt: Runtime, authorization: str | None, cert_header: str | None
     if not cert_header:
         raise Unauthorized("token is bound to a client certificate; none was presented")
     try:
-        presented = _thumbprint_of_header(cert_header)
+        presented = _certificate_of_header(cert_header)
     except certificates.MalformedCertificate as exc:
         raise Unauthorized("unreadable client certificate") from exc
-    if not hmac.compare_digest(presented, claims.thumbprint):
+    if not hmac.compare_digest(presented.thumbprint, claims.thumbprint):
         raise Unauthorized("token is bound to another certificate")
+    try:
+        check_validity(presented, rt.clock.now())
+    except (CertNotYetValid, CertExpired) as exc:
+        raise Unauthorized(f"the token's certificate is not valid now: {exc.message}") from exc
     if rt.revocations.refuses(claims):
         raise Unauthorized("token was revoked")
     return Principal(account_id=claims.account_id, client_id=claims.client_id)
@@ -185,6 +198,6 @@ async def watch_revocations(rt: Runtime) -> None:
 
 
 @functools.lru_cache(maxsize=4096)
-def _thumbprint_of_header(cert_header: str) -> str:
+def _certificate_of_header(cert_header: str) -> certificates.ClientCertificate:
     """Parsing X.509 costs more than the token check; a client sends the same header each time."""
-    return certificates.from_header(cert_header).thumbprint
+    return certificates.from_header(cert_header)

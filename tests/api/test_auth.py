@@ -445,6 +445,33 @@ class TestBearer:
         )
         self._assert_simple_401(await self._call(client, _bound(account, old)))
 
+    @pytest.mark.parametrize(
+        ("starts", "ends", "reason"),
+        [(-30, -1, "notAfter has passed"), (1, 30, "notBefore is in the future")],
+        ids=["expired", "not yet valid"],
+    )
+    async def test_certificate_outside_its_dates_refused(
+        self, rt: Runtime, client: httpx.AsyncClient, starts: int, ends: int, reason: str
+    ) -> None:
+        """A token can outlive its certificate, and the TLS front lets an expired one through:
+        the certificate's dates are checked on every request."""
+        account = await make_account(rt)
+        now = datetime.now(UTC)
+        pem = _self_signed(now + timedelta(days=starts), now + timedelta(days=ends))
+        await accounts.register_certificate(rt, account.account_id, pem)
+        token = rt.signer.issue(
+            client_id=account.client_id,
+            account_id=account.account_id,
+            thumbprint=certificates.from_pem(pem).thumbprint,
+            now=now,
+            ttl=1800,
+        )
+        response = await self._call(
+            client, {"Authorization": f"Bearer {token}", "X-SSL-Client-Cert": cert_header(pem)}
+        )
+        self._assert_simple_401(response)
+        assert reason in response.json()["message"]
+
     async def test_wrong_audience_refused(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         account = await make_account(rt)
         token = (await bearer(client, account))["Authorization"].split()[1]
