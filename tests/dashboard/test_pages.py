@@ -181,10 +181,10 @@ class TestWebhooks:
         rt.settings = rt.settings.model_copy(update={"allow_insecure_webhooks": False})
         await browser.sign_in(await make_account(rt))
         cases = (
-            ({"url": "http://shop.example.com/pix"}, "url must use HTTPS"),
+            ({"url": "http://shop.example.com/pix"}, "URL: must use HTTPS"),
             ({"url": "https://127.0.0.1/pix"}, "loopback"),
-            ({"eventType": "nope"}, "eventType must be one of"),
-            ({"eventType": "med_created", "version": "v2"}, "version v2 has no payload"),
+            ({"eventType": "nope"}, "Event type: must be one of"),
+            ({"eventType": "med_created", "version": "v2"}, "Payload version: v2 has no payload"),
             ({"headerName": "Content-Type", "headerValue": "x"}, "cannot be set"),
         )
         for change, message in cases:

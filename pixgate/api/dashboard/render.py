@@ -26,9 +26,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from pixgate.api.dashboard import messages
 from pixgate.api.dashboard import session as sessions
 from pixgate.api.deps import RuntimeDep
-from pixgate.api.errors import request_id, validation_messages
+from pixgate.api.errors import request_id
 from pixgate.api.json_body import NUL_REASON
 from pixgate.api.routing import PixgateRoute
 from pixgate.db.pool import LOST_RACES, UNAVAILABLE
@@ -120,8 +121,11 @@ def page(
         at = datetime.fromisoformat(value) if isinstance(value, str) else value
         return at.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S")
 
+    shown = dict(context)
+    if "problems" in shown:  # every form's and error page's refusals, said for people
+        shown["problems"] = messages.labelled(shown["problems"])
     html = templates.get_template(template).render(
-        {"path": request.url.path, "signed": None, "when": when, **context}
+        {"path": request.url.path, "signed": None, "when": when, **shown}
     )
     return HTMLResponse(html, status_code=status, headers=dict(headers or {}))
 
@@ -193,7 +197,7 @@ def error_page(request: Request, exc: Exception) -> Response:
         headers = exc.headers() or {}
     elif isinstance(exc, RequestValidationError):
         status, title = 400, "Some fields are invalid."
-        problems = validation_messages(list(exc.errors()))
+        problems = messages.reasons(exc.errors())
     elif isinstance(exc, StarletteHTTPException):
         status, title = exc.status_code, str(exc.detail)
         headers = dict(exc.headers or {})

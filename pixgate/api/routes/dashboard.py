@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pixgate.api import rate_limit
 from pixgate.api.allow import declared_methods
+from pixgate.api.dashboard import messages
 from pixgate.api.dashboard import session as sessions
 from pixgate.api.dashboard.render import (
     DashboardRoute,
@@ -31,7 +32,6 @@ from pixgate.api.dashboard.render import (
     set_cookie,
 )
 from pixgate.api.deps import RuntimeDep
-from pixgate.api.errors import validation_messages
 from pixgate.api.routes.cash_in import qr_code_png
 from pixgate.api.schemas.cash_in import CashInPayer, CashInTransaction
 from pixgate.api.schemas.transactions import TransactionPage
@@ -264,25 +264,6 @@ def _charge_form(
 
 
 CHARGE_FIELDS = ("value", "description", "externalId", "payerName", "payerDocument", "expiration")
-LABELS = {
-    "value": "Amount",
-    "transaction.value": "Amount",
-    "description": "Description",
-    "externalId": "externalId",
-    "expirationTime": "Expires after",
-    "fullName": "Payer's name",
-    "document": "Payer's CPF or CNPJ",
-    "payer.document": "Payer's CPF or CNPJ",
-}
-
-
-def _labelled(problems: list[str]) -> list[str]:
-    """`payer.document: ...` as the form says it: `Payer's CPF or CNPJ: ...`."""
-    out = []
-    for problem in problems:
-        name, sep, reason = problem.partition(": ")
-        out.append(f"{LABELS[name]}: {reason}" if sep and name in LABELS else problem)
-    return out
 
 
 @router.get("/dashboard/charges")
@@ -322,11 +303,10 @@ async def create_charge(request: Request, rt: RuntimeDep, signed: SignedIn) -> R
             ),
         )
     except ValidationError as exc:
-        problems = validation_messages(list(exc.errors()))
-        return _charge_form(request, rt, signed, values, _labelled(problems), 400)
+        return _charge_form(request, rt, signed, values, messages.reasons(exc.errors()), 400)
     except (ValidationFailed, DuplicateExternalId, ProviderExpirationBelowMinimum) as exc:
         problems = exc.message if isinstance(exc.message, list) else [exc.message]
-        return _charge_form(request, rt, signed, values, _labelled(problems), 400)
+        return _charge_form(request, rt, signed, values, problems, 400)
     return RedirectResponse(f"/dashboard/charges/{created.transaction_id}", status_code=303)
 
 
