@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from pixgate.cli.common import console, emit_json, run
+from pixgate.domain.masking import mask_header_values
 from pixgate.timestamps import iso
 
 if TYPE_CHECKING:
@@ -76,9 +77,8 @@ def list_(
         return
     table = Table("id", "type", "url", "version", "active", "headers")
     for e in found:
-        table.add_row(
-            str(e.id), e.event_type, e.url, e.version, str(e.is_active), ", ".join(e.headers)
-        )
+        shown = ", ".join(f"{k}: {v}" for k, v in mask_header_values(e.headers).items())
+        table.add_row(str(e.id), e.event_type, e.url, e.version, str(e.is_active), shown)
     console.print(table)
 
 
@@ -116,7 +116,7 @@ def _endpoint_json(endpoint: Endpoint) -> dict[str, object]:
         "id": endpoint.id,
         "type": endpoint.event_type,
         "url": endpoint.url,
-        "headers": endpoint.headers,
+        "headers": mask_header_values(endpoint.headers),
         "version": endpoint.version,
         "isActive": endpoint.is_active,
         "createdAt": iso(endpoint.created_at),

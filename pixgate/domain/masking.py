@@ -1,4 +1,5 @@
-"""Document masking: the one rule for lists, webhooks and the dashboard (2.6).
+"""Masking: documents and webhook custom header values, the one rule each for every answer
+(API, dashboard, command line) and every webhook.
 
 - CPF `12345678909` -> `***.456.789-**`: digits 4 to 9 shown, formatted.
 - CNPJ `12345678000195` -> `**.345.678/0001-**`: characters 3 to 12 shown, formatted; an
@@ -9,9 +10,15 @@
 
 Enough is shown for a holder to recognise their document (the CPF pattern is the one
 Brazilian payment receipts commonly print), while no answer or payload carries a complete one.
+
+A webhook's custom header value is usually the credential its receiver checks: every
+answer shows the header's name and `HIDDEN_HEADER_VALUE` in place of any value, so not even
+its length shows. The value is written only when registering it.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from pixgate.domain.documents import is_cnpj_form, is_cpf_form, only_document_chars
 
@@ -26,3 +33,11 @@ def mask_document(document: str | None) -> str | None:
     if is_cnpj_form(value):
         return f"**.{value[2:5]}.{value[5:8]}/{value[8:12]}-**"
     return "*" * max(len(document) - 2, 0) + document[-2:]
+
+
+HIDDEN_HEADER_VALUE = "******"
+
+
+def mask_header_values(headers: Mapping[str, str]) -> dict[str, str]:
+    """Custom headers as answers show them: the names, each value hidden whole."""
+    return dict.fromkeys(headers, HIDDEN_HEADER_VALUE)

@@ -62,6 +62,7 @@ V2_EVENT_TYPES = (EventType.CASH_IN, EventType.CASH_OUT, EventType.REFUND_IN, Ev
 MAX_HEADERS = 5
 MAX_ACTIVE_PER_EVENT = 3
 MAX_URL_LENGTH = 2048
+MAX_HEADER_NAME_LENGTH = 256
 MAX_HEADER_VALUE_LENGTH = 1024
 EXCERPT_CHARS = 2048
 BLOCKED_HEADER_NAMES = frozenset(
@@ -79,7 +80,12 @@ BLOCKED_HEADER_NAMES = frozenset(
         "webhook-signature",
     }
 )
-_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+"""RFC 9110's token characters; matched with `fullmatch` (`$` would let a newline end it)."""
+_HEADER_VALUE = re.compile(r"(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?")
+"""Visible ASCII, spaces only between characters: what every HTTP stack sends unchanged
+(a leading or trailing space would be stripped, a control character breaks the request,
+and a non-ASCII character cannot be encoded)."""
 
 V1_EVENT_NAMES: dict[str, str] = {
     EventType.CASH_IN: "CashIn",
@@ -113,30 +119,35 @@ def check_version(version: str, event_type: str) -> WebhookVersion:
 
 def is_header_name(name: str) -> bool:
     """An HTTP header name (RFC 9110 token): no spaces, colons or control characters."""
-    return bool(_HEADER_NAME.match(name))
+    return len(name) <= MAX_HEADER_NAME_LENGTH and _HEADER_NAME.fullmatch(name) is not None
 
 
 def check_headers(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
-    """Custom headers as registered (4.9): at most 5, valid names, none of the blocked ones."""
+    """Custom headers (4.9): at most 5, valid names, none of the blocked ones, values that
+    go on the wire as registered. Every way of registering one calls this, and delivery
+    calls it again on what is stored, so no header is ever sent that would break a request."""
     if len(pairs) > MAX_HEADERS:
         raise InvalidWebhookConfig(f"at most {MAX_HEADERS} custom headers; got {len(pairs)}")
     headers: dict[str, str] = {}
     seen: set[str] = set()
     for name, value in pairs:
         lowered = name.lower()
-        if not _HEADER_NAME.match(name):
+        if not is_header_name(name):
             # not echoed: a pasted "Authorization: Bearer ..." line lands here, credential and all
             raise InvalidWebhookConfig(
-                "a header name is not a valid HTTP header name (no spaces, "
-                "colons or control characters)"
+                "a header name must be 1 to "
+                f"{MAX_HEADER_NAME_LENGTH} of the characters HTTP allows in one "
+                "(letters, digits and !#$%&'*+.^_`|~-; no spaces, colons or control characters)"
             )
         if lowered in BLOCKED_HEADER_NAMES:
             raise InvalidWebhookConfig(f"header {name!r} cannot be set")
         if lowered in seen:
             raise InvalidWebhookConfig(f"header {name!r} is given twice")
-        if any(c in value for c in "\r\n\0") or len(value) > MAX_HEADER_VALUE_LENGTH:
+        if len(value) > MAX_HEADER_VALUE_LENGTH or _HEADER_VALUE.fullmatch(value) is None:
             raise InvalidWebhookConfig(
-                f"header {name!r} value must be one line of at most {MAX_HEADER_VALUE_LENGTH} chars"
+                f"header {name!r} value must be at most {MAX_HEADER_VALUE_LENGTH} printable "
+                "ASCII characters, spaces only between them (no line breaks, tabs or other "
+                "control characters)"
             )
         seen.add(lowered)
         headers[name] = value
@@ -154,9 +165,19 @@ class Destination:
 
 
 def parse_destination(url: str, *, allow_insecure: bool) -> Destination:
-    """The checks that need no DNS: an absolute https URL (http only when insecure is allowed)."""
+    """The checks that need no DNS: an absolute https URL (http only when insecure is allowed).
+
+    Registration, a resend's URL and every delivery pass here. A space or an invisible
+    character (control, format, separator) is refused before parsing: `urlsplit` silently
+    drops tabs and line breaks, so `https://host/h\r\nX-Evil: 1` would look like a fine URL.
+    """
     if len(url) > MAX_URL_LENGTH:
         raise InvalidWebhookConfig(f"url is longer than {MAX_URL_LENGTH} characters")
+    if any(not c.isprintable() or c.isspace() for c in url):
+        raise InvalidWebhookConfig(
+            "url must not contain spaces, line breaks or other control or invisible "
+            "characters (percent-encode them)"
+        )
     try:
         parts = urlsplit(url)
         port = parts.port

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from pixgate.cli import app
 from pixgate.runtime import Runtime
+from tests.webhooks import refused_config as refused
 
 runner = CliRunner()
 
@@ -62,11 +63,14 @@ def test_add_list_secret_rotate_remove(rt: Runtime, env: dict[str, str]) -> None
     )
     assert code == 0, out
     added = json.loads(out)
-    assert added["created"] is True and added["headers"] == {"X-Token": "abc"}
+    # values are masked on output, as the API and the dashboard show them
+    assert added["created"] is True and added["headers"] == {"X-Token": "******"}
 
     code, out = _invoke(env, "webhooks", "list", "--account", account, "--json")
     listed = json.loads(out)
     assert listed["total"] == 1 and listed["webhooks"][0]["version"] == "v2"
+    code, out = _invoke(env, "webhooks", "list", "--account", account)
+    assert code == 0 and "X-Token: ******" in out and "abc" not in out
 
     code, out = _invoke(env, "webhooks", "secret", "--account", account, "--json")
     assert code == 0 and json.loads(out)["secret"].startswith("whsec_")
@@ -120,4 +124,28 @@ def test_same_rules_as_the_api(rt: Runtime, env: dict[str, str]) -> None:
         "http://127.0.0.1/hook",
     )
     assert code == 1 and "NOT_FOUND" in out
+    assert _count(env) == 0
+
+
+def test_control_characters_and_bad_header_names_are_refused(
+    rt: Runtime, env: dict[str, str]
+) -> None:
+    """The API's rule (one rule, in the domain): exit 1 with the code, nothing stored."""
+    _, out = _invoke(env, "accounts", "create", "--name", "Loja", "--json")
+    add = ("webhooks", "add", "--account", str(json.loads(out)["accountId"]), "--event", "cash_in")
+    calls = [
+        *(("--url", url, "--header", "X-Token=t0k3n") for url in refused.URLS.values()),
+        *(
+            ("--url", refused.VALID_URL, "--header", f"{name}=t0k3n")
+            for name in refused.HEADER_NAMES.values()
+        ),
+        *(
+            ("--url", refused.VALID_URL, "--header", f"X-Token={value}")
+            for value in refused.HEADER_VALUES.values()
+        ),
+    ]
+    for call in calls:
+        code, out = _invoke(env, *add, *call)
+        assert code == 1 and "error: WEBHOOK_INVALID_CONFIGURATION: " in out, (call, out)
+        assert "t0k3n" not in out
     assert _count(env) == 0

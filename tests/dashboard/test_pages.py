@@ -20,6 +20,7 @@ from pixgate.runtime import Runtime
 from pixgate.services import accounts
 from tests.dashboard.conftest import Browser, Opener, csrf_of
 from tests.helpers import make_account
+from tests.webhooks import refused_config as refused
 
 PAGES = (
     "/dashboard",
@@ -193,6 +194,29 @@ class TestWebhooks:
             assert response.status_code == 400, (change, response.text)
             assert message in response.text, (change, response.text)
 
+    async def test_control_characters_and_bad_header_names_are_refused(
+        self, rt: Runtime, browser: Browser
+    ) -> None:
+        """The form meets the API's rule (one rule, in the domain): a 400 page that says what
+        is wrong, never echoes a header value, and stores nothing."""
+        await browser.sign_in(await make_account(rt))
+        header = {"headerName": "X-Token", "headerValue": "t0k3n"}
+        forms = [
+            *({"url": url, **header} for url in refused.URLS.values()),
+            *(
+                {"headerName": name, "headerValue": "t0k3n"}
+                for name in refused.HEADER_NAMES.values()
+            ),
+            *({"headerName": "X-Token", "headerValue": v} for v in refused.HEADER_VALUES.values()),
+        ]
+        for form in forms:
+            sent = {"eventType": "cash_out", "url": refused.VALID_URL, **form}
+            response = await browser.post("/dashboard/webhooks", sent)
+            assert response.status_code == 400, (form, response.text)
+            assert 'class="problems" role="alert"' in response.text, form
+            assert "t0k3n" not in response.text and form["headerValue"] not in response.text
+        assert await _endpoints(rt, browser) == []
+
     async def test_add_update_deactivate_and_the_limit_of_three(
         self, rt: Runtime, browser: Browser
     ) -> None:
@@ -215,7 +239,7 @@ class TestWebhooks:
         )
         assert updated.headers["location"] == "/dashboard/webhooks?done=updated"
         page = (await browser.get("/dashboard/webhooks")).text
-        assert "3 of 3 active" in page and "X-Token: ••••••" in page and "t0k3n" not in page
+        assert "3 of 3 active" in page and "X-Token: ******" in page and "t0k3n" not in page
         ids = [e.id for e in await _endpoints(rt, browser)]
         response = await browser.post(f"/dashboard/webhooks/{ids[0]}/deactivate")
         assert response.headers["location"] == "/dashboard/webhooks?done=deactivated"

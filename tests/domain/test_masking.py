@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pixgate.domain.documents import document_kind, make_cnpj, make_cpf, only_document_chars
-from pixgate.domain.masking import mask_document
+from pixgate.domain.masking import mask_document, mask_header_values
 
 
 @pytest.mark.parametrize(
@@ -53,3 +53,8 @@ def test_a_cnpj_never_shows_its_first_two_or_check_digits(base: str) -> None:
 def test_anything_else_keeps_only_its_last_two_characters(value: str) -> None:
     masked = mask_document(value)
     assert masked == "*" * (len(value) - 2) + value[-2:]
+
+
+@given(st.dictionaries(st.text(min_size=1), st.text()))
+def test_a_header_value_never_shows_not_even_its_length(headers: dict[str, str]) -> None:
+    assert mask_header_values(headers) == dict.fromkeys(headers, "******")

@@ -8,6 +8,7 @@ from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import events
 from tests.helpers import assert_general_error, bearer, make_account
+from tests.webhooks import refused_config as refused
 from tests.webhooks.conftest import insert_transaction
 from tests.webhooks.receiver import Receiver
 
@@ -74,11 +75,14 @@ class TestEnabled:
         updated = await client.post("/api/webhooks", json=again, headers=auth)
         assert "updated" in updated.json()["message"]
 
-        listed = (await client.get("/api/webhooks", headers=auth)).json()
+        response = await client.get("/api/webhooks", headers=auth)
+        listed = response.json()
         assert listed["accountId"] == account.account_id and listed["total"] == 2
         first = listed["webhooks"][0]
         assert set(first) >= {"id", "type", "url", "headers", "isActive", "createdAt"}
-        assert first["headers"] == {"X-Token": "two"} and first["version"] == "v2"
+        # the value is masked as the dashboard and the command line show it: name only
+        assert first["headers"] == {"X-Token": "******"} and first["version"] == "v2"
+        assert '"two"' not in response.text
         assert first["type"] == "cash_out" and first["isActive"] is True
         assert first["createdAt"].endswith("Z")
         assert listed["webhooks"][1]["headers"] == {}
@@ -113,6 +117,42 @@ class TestEnabled:
             response = await client.post("/api/webhooks", json=body, headers=auth)
             assert_general_error(response, 400)
         assert await _count(api_on, "webhook_endpoints") == 0
+
+    async def test_control_characters_and_bad_header_names_are_refused(
+        self, api_on: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        """Every class of character that breaks a request or hides in it, in the URL, a header
+        name or a header value: 400 WEBHOOK_INVALID_CONFIGURATION, nothing stored. A resend's
+        temporary URL meets the same rule."""
+        account = await make_account(api_on)
+        auth = await bearer(client, account)
+        header = {"key": "X-Token", "value": "t0k3n"}
+        bodies = {
+            **{f"url {name}": {"url": url} for name, url in refused.URLS.items()},
+            **{
+                f"name {name}": {"url": refused.VALID_URL, "headers": [{**header, "key": key}]}
+                for name, key in refused.HEADER_NAMES.items()
+            },
+            **{
+                f"value {name}": {"url": refused.VALID_URL, "headers": [{**header, "value": v}]}
+                for name, v in refused.HEADER_VALUES.items()
+            },
+            "name ending in a newline": {
+                "url": refused.VALID_URL,
+                "headers": [{**header, "key": "X-Token\n"}],
+            },
+        }
+        for case, body in bodies.items():
+            response = await client.post(
+                "/api/webhooks", json={"eventType": "cash_out", **body}, headers=auth
+            )
+            assert_general_error(response, 400)
+            assert "t0k3n" not in response.text, case
+        assert await _count(api_on, "webhook_endpoints") == 0
+        for url in refused.URLS.values():
+            response = await client.post("/api/resend-webhook/1", json={"url": url}, headers=auth)
+            assert_general_error(response, 400)  # a NUL meets the body's screen first
+        assert await _count(api_on, "webhook_attempts") == 0
 
     async def test_a_fourth_active_url_is_refused(
         self, api_on: Runtime, client: httpx.AsyncClient, receiver: Receiver

@@ -8,14 +8,16 @@ from collections.abc import Coroutine
 from datetime import timedelta
 from typing import Any
 
+import httpx
 import orjson
+import structlog
 
 from pixgate.clock import FixedClock
 from pixgate.jobs.worker import drain, run_once
 from pixgate.runtime import Runtime
 from pixgate.services import events, webhooks
 from pixgate.webhooks import verify_signature
-from tests.helpers import make_account
+from tests.helpers import bearer, make_account
 from tests.webhooks.conftest import insert_transaction, make_due
 from tests.webhooks.receiver import STALL, Receiver
 
@@ -261,3 +263,67 @@ async def test_posts_beyond_the_destinations_limit_wait_and_others_do_not(
         assert (await post(receiver.url())).ok  # the cancelled ones gave their slots back
     finally:
         await other.stop()
+
+
+async def test_a_stored_url_or_header_that_breaks_the_rules_is_never_sent(
+    insecure: Runtime, receiver: Receiver, client: httpx.AsyncClient
+) -> None:
+    """Stored before registration refused them: no POST, a failed attempt that says why (by
+    the worker and by a resend), a warning logged without the value, and retries go on, so
+    registering the URL again with valid headers delivers."""
+    rt = insecure
+    account = await make_account(rt)
+    for path in ("/url", "/header"):
+        await webhooks.add(rt, account.account_id, event_type="cash_out", url=receiver.url(path))
+    async with rt.db.connection() as conn:
+        await conn.execute(
+            "UPDATE webhook_endpoints SET url = url || $1 WHERE url LIKE '%/url'",
+            "\r\nX-Evil: 1",
+        )
+        await conn.execute(
+            "UPDATE webhook_endpoints SET headers = $1 WHERE url LIKE '%/header'",
+            {"X-Token": "s3cr3t\r\nX-Evil: 1"},
+        )
+    event_id = await _confirmed_event(rt, account.account_id)
+    with structlog.testing.capture_logs() as logs:
+        assert await run_once(rt) == 2
+    assert receiver.received == []
+    async with rt.db.connection() as conn:
+        rows = await conn.fetch(
+            "SELECT d.status, a.status_code, a.error FROM webhook_attempts a "
+            "JOIN webhook_deliveries d ON d.id = a.delivery_id ORDER BY a.url"
+        )
+    assert [(r["status"], r["status_code"]) for r in rows] == [("pending", None)] * 2
+    assert rows[0]["error"] == (
+        "not sent: custom headers refused: header 'X-Token' value must be at most 1024 "
+        "printable ASCII characters, spaces only between them (no line breaks, tabs or other "
+        "control characters)"
+    )
+    assert rows[1]["error"].startswith("destination refused: url must not contain spaces")
+    refusals = [e for e in logs if e["event"] == "webhook.refused_before_sending"]
+    assert [e["log_level"] for e in refusals] == ["warning"] * 2
+    assert "s3cr3t" not in str(logs) and "X-Evil" not in str(logs)
+
+    response = await client.post(
+        f"/api/resend-webhook/evt_{event_id}", headers=await bearer(client, account)
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["message"].startswith("Webhook could not be delivered: ")
+    assert receiver.received == []
+    async with rt.db.connection() as conn:
+        resent = await conn.fetchval(
+            "SELECT count(*) FROM webhook_attempts WHERE trigger = 'resend' AND error <> ''"
+        )
+    assert resent == 2
+
+    await webhooks.add(
+        rt,
+        account.account_id,
+        event_type="cash_out",
+        url=receiver.url("/header"),
+        headers=[("X-Token", "s3cr3t")],
+    )
+    await make_due(rt)
+    await drain(rt)
+    (request,) = receiver.received
+    assert request.path == "/header" and request.headers["x-token"] == "s3cr3t"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 import pytest
 
@@ -11,6 +12,7 @@ from pixgate.api.schemas import webhooks as schemas
 from pixgate.domain import webhooks as rules
 from pixgate.domain.errors import InvalidWebhookConfig, UnsafeWebhookDestination
 from pixgate.webhooks import verify_signature
+from tests.webhooks import refused_config as refused
 
 # The Standard Webhooks reference vector (standard-webhooks spec test suite).
 VECTOR_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -72,6 +74,22 @@ class TestConfiguration:
                 rules.check_headers([(blocked, "x")])
         with pytest.raises(InvalidWebhookConfig):
             rules.check_headers([("X-A", "line\r\nInjected: 1")])
+        with pytest.raises(InvalidWebhookConfig, match="header name"):
+            rules.check_headers([("X-A\n", "1")])  # `$` of a plain match took the newline
+        for name, value in refused.HEADER_NAMES.items():
+            with pytest.raises(InvalidWebhookConfig, match="header name"):
+                rules.check_headers([(value, "1")])
+            assert not rules.is_header_name(value), name
+        for value in refused.HEADER_VALUES.values():
+            with pytest.raises(InvalidWebhookConfig, match="printable ASCII"):
+                rules.check_headers([("X-A", value)])
+        allowed = {
+            "X-A": "Bearer a.b-c_d~e+f/g=",
+            "X-B": "",
+            "X-C": "x" * 1024,
+            "!#$%&'*+.^_`|~": "1",
+        }
+        assert rules.check_headers(list(allowed.items())) == allowed
         with pytest.raises(InvalidWebhookConfig, match="twice"):
             rules.check_headers([("X-A", "1"), ("x-a", "2")])
 
@@ -95,6 +113,14 @@ class TestDestinations:
             rules.parse_destination("ftp://example.com", allow_insecure=True)
         with pytest.raises(InvalidWebhookConfig, match="credentials"):
             rules.parse_destination("https://u:p@example.com", allow_insecure=False)
+
+    def test_spaces_and_invisible_characters_refused_before_parsing(self) -> None:
+        """`urlsplit` drops tabs and line breaks silently; the rule sees them first."""
+        for url in refused.URLS.values():
+            with pytest.raises(InvalidWebhookConfig, match="control or invisible"):
+                rules.parse_destination(url, allow_insecure=True)
+        international = "https://exemplo.com.br/notificação?q=%20"
+        assert rules.parse_destination(international, allow_insecure=False).host == "exemplo.com.br"
 
     @pytest.mark.parametrize(
         "address",
@@ -192,9 +218,9 @@ class TestPayloads:
         assert body["event"] == "CashOut" and body["movementType"] == "DEBIT"
         assert body["transactionType"] == "PIX"
         assert (body["originalAmount"], body["feeAmount"], body["finalAmount"]) == (
-            123.45,
-            0.5,
-            123.95,
+            Decimal("123.45"),
+            Decimal("0.50"),
+            Decimal("123.95"),
         )
         assert body["errorCode"] is None and body["errorMessage"] is None
         assert body["counterpart"]["document"] != "12345678909"

@@ -31,6 +31,7 @@ from pixgate.domain.errors import (
     ValidationFailed,
     WebhookLimitReached,
 )
+from pixgate.domain.masking import mask_header_values
 from pixgate.runtime import Runtime
 from pixgate.services import webhooks
 from pixgate.services.webhooks.events import DELIVERY_STATES
@@ -79,6 +80,7 @@ def _webhooks_page(
             "max_active": rules.MAX_ACTIVE_PER_EVENT,
             "max_headers": rules.MAX_HEADERS,
             "blocked": sorted(rules.BLOCKED_HEADER_NAMES),
+            "masked": mask_header_values,
             **defaults,
             **context,
         },

@@ -22,6 +22,7 @@ from pixgate.api.schemas.common import Timestamp, iso
 from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.transactions import PageMetadata
 from pixgate.domain import webhooks as rules
+from pixgate.domain.masking import mask_header_values
 from pixgate.services import webhooks
 
 router = APIRouter(
@@ -84,7 +85,7 @@ async def list_webhooks(rt: RuntimeDep, who: CurrentAccount) -> schemas.WebhookL
                 id=e.id,
                 type=e.event_type,
                 url=e.url,
-                headers=e.headers,
+                headers=mask_header_values(e.headers),
                 is_active=e.is_active,
                 created_at=iso(e.created_at) or "",
                 version=e.version,

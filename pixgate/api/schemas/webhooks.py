@@ -12,12 +12,13 @@ from pixgate.api.schemas.common import ApiModel
 from pixgate.api.schemas.transactions import PageMetadata
 from pixgate.domain import webhook_payloads as payloads
 from pixgate.domain import webhooks as rules
+from pixgate.domain.masking import HIDDEN_HEADER_VALUE
 
 # --- configuration ------------------------------------------------------------------------
 
 
 class WebhookHeader(BaseModel):
-    key: str = Field(min_length=1, max_length=256)
+    key: str = Field(min_length=1, max_length=rules.MAX_HEADER_NAME_LENGTH)
     value: str = Field(max_length=rules.MAX_HEADER_VALUE_LENGTH)
 
 
@@ -66,7 +67,10 @@ class WebhookItem(ApiModel):
     id: int
     type: str
     url: str
-    headers: dict[str, str]
+    headers: dict[str, str] = Field(
+        description="custom headers by name; every value shows as "
+        f"`{HIDDEN_HEADER_VALUE}` (it is often the receiver's credential)"
+    )
     is_active: bool
     created_at: str
     version: str

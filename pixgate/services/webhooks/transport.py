@@ -33,11 +33,14 @@ from typing import Any
 
 import httpcore
 import httpx
+import structlog
 
 from pixgate.domain import webhooks as rules
 from pixgate.domain.errors import InvalidWebhookConfig, UnsafeWebhookDestination
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks import destinations
+
+log = structlog.get_logger(__name__)
 
 USER_AGENT = "pixgate-webhooks/0.1"
 _READ_LIMIT_BYTES = rules.EXCERPT_CHARS * 4
@@ -207,13 +210,18 @@ async def post(
     has no slot for it (`destinations`: none free within a second, or a silent receiver)
     gets no POST: the attempt fails at once with `not sent: ...`. A `requested` POST (a
     resend the merchant asked for, often to see whether a receiver is back) goes to a
-    silent receiver too, within the same bound on POSTs in flight.
+    silent receiver too, within the same bound on POSTs in flight. A URL or custom headers
+    that the registration rules refuse (stored before a rule existed) get no POST either.
     """
     allow = rt.settings.allow_insecure_webhooks
     try:
         destination = rules.parse_destination(url, allow_insecure=allow)
     except (UnsafeWebhookDestination, InvalidWebhookConfig) as exc:
-        return Attempt(rt.clock.now(), None, 0, None, f"destination refused: {exc.message}", None)
+        return _refused(rt, f"destination refused: {exc.message}")
+    try:
+        rules.check_headers(list(headers.items()))
+    except InvalidWebhookConfig as exc:
+        return _refused(rt, f"not sent: custom headers refused: {exc.message}")
     try:
         await destinations.acquire(
             destination,
@@ -234,6 +242,14 @@ async def post(
         ran_to_deadline=attempt.ran_to_deadline,
     )
     return attempt
+
+
+def _refused(rt: Runtime, reason: str) -> Attempt:
+    """A failed attempt that sent nothing: the stored URL or headers break the rules (stored
+    before a rule existed, or the rules changed since). Logged without the URL or any value,
+    which may be the very bytes refused."""
+    log.warning("webhook.refused_before_sending", reason=reason)
+    return Attempt(rt.clock.now(), None, 0, None, reason, None)
 
 
 async def _post_now(
