@@ -8,6 +8,7 @@ from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import events
 from tests.helpers import assert_general_error, bearer, make_account
+from tests.processes import serving
 from tests.webhooks import refused_config as refused
 from tests.webhooks.conftest import insert_transaction
 from tests.webhooks.receiver import Receiver
@@ -404,3 +405,37 @@ async def test_openapi_documents_every_payload(rt: Runtime, client: httpx.AsyncC
     transfer = document["webhooks"]["TRANSFER (v2)"]["post"]["requestBody"]["content"]
     examples = transfer["application/json"]["examples"]
     assert examples["liquidated"]["value"]["type"] == "TRANSFER"
+
+
+async def test_a_real_server_refuses_header_injection_and_masks_values(
+    rt: Runtime, database_url: str
+) -> None:
+    """The issue's own request, against a real `pixgate serve`: the URL that smuggled a header
+    is refused, so is a value that would, and the list shows a stored value masked."""
+    account = await make_account(rt)
+    settings = {"webhook_api_enabled": "true", "allow_insecure_webhooks": "true"}
+    with serving(database_url, **settings) as base:
+        async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+            auth = await bearer(http, account)
+            hostile = [
+                {"url": "https://host/h\r\nX-Evil: 1"},
+                {
+                    "url": "http://127.0.0.1:9/hook",
+                    "headers": [{"key": "X-Token", "value": "t0k3n\r\nX-Evil: 1"}],
+                },
+            ]
+            for body in hostile:
+                response = await http.post(
+                    "/api/webhooks", json={"eventType": "cash_out", **body}, headers=auth
+                )
+                assert_general_error(response, 400, "WEBHOOK_INVALID_CONFIGURATION")
+            assert await _count(rt, "webhook_endpoints") == 0
+            valid = {
+                "eventType": "cash_out",
+                "url": "http://127.0.0.1:9/hook",
+                "headers": [{"key": "X-Token", "value": "t0k3n"}],
+            }
+            assert (await http.post("/api/webhooks", json=valid, headers=auth)).json()["success"]
+            listed = await http.get("/api/webhooks", headers=auth)
+            assert listed.json()["webhooks"][0]["headers"] == {"X-Token": "******"}
+            assert "t0k3n" not in listed.text
