@@ -1,12 +1,9 @@
-"""The shipped nginx front, deploy/nginx/pixgate.conf, run as Debian's real nginx in front of a
-real `pixgate serve`, spoken to over real TLS.
-
-The configuration under test is the shipped file with its placeholders filled in (ports,
-certificate paths, log directory, upstream address), each replacement checked, so a change
-to the file is tested as it ships. What it must hold: the client certificate reaches pixgate
-only from the TLS handshake, never from a header the client sends; the body limit matches
-PIXGATE_MAX_BODY_BYTES; nginx's own errors are JSON; a browser without a client certificate
-can use the dashboard (its session cookie Secure) and the Swagger UI with its assets.
+"""The shipped nginx front in front of a real `pixgate serve` (tests/deploy/front.py runs it),
+over HTTP/1.1 and HTTP/2: the client certificate reaches pixgate only from the TLS handshake,
+never from a header the client sends, and pixgate judges it (an expired one gets
+PUB_CERT_EXPIRED, not nginx's page); a browser without a client certificate can use the
+dashboard (its session cookie Secure) and the Swagger UI with its assets; TLS 1.2 and later
+only; the forwarded headers are nginx's; plain HTTP redirects.
 """
 
 from __future__ import annotations
@@ -14,290 +11,42 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import http.client
-import ipaddress
 import json
-import os
 import re
-import signal
 import socket
 import ssl
-import subprocess
-import tempfile
-import time
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from pixgate.domain import certificates
 from pixgate.runtime import Runtime
 from pixgate.services import accounts
 from tests.dashboard.conftest import csrf_of
-from tests.helpers import cert_header, make_account
-from tests.processes import free_port, serving
-
-NGINX = Path("/usr/sbin/nginx")
-SHIPPED = Path(__file__).resolve().parents[2] / "deploy" / "nginx" / "pixgate.conf"
-TOKEN = "/api/auth/token"
-MAX_BODY_BYTES = 1_048_576  # PIXGATE_MAX_BODY_BYTES' default, and the config's 1m
-
-pytestmark = pytest.mark.skipif(
-    not NGINX.exists(), reason="Debian's nginx is not installed (apt-get install -y nginx)"
+from tests.deploy.front import (
+    CASH_OUT,
+    DAY,
+    ELSEWHERE,
+    MAX_BODY_BYTES,
+    OVER_THE_LIMIT,
+    TOKEN,
+    TOO_LARGE,
+    Answer,
+    Front,
+    assert_nginx_answer,
+    chunks,
+    client,
+    client_certificate,
+    exchange,
+    needs_nginx,
+    tls_context,
 )
+from tests.helpers import cert_header, make_account
 
-
-# --- a throwaway nginx running the shipped configuration ------------------------------------
-
-
-@dataclass(frozen=True)
-class Front:
-    https: str  # https://127.0.0.1:PORT, nginx's TLS server
-    http: str  # http://127.0.0.1:PORT, nginx's redirecting server
-    upstream: str  # pixgate itself, bypassing nginx
-    ca_file: Path  # trusts nginx's server certificate
-
-    @property
-    def tls_port(self) -> int:
-        return int(self.https.rsplit(":", 1)[1])
-
-
-def _name(common_name: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-
-
-def _pem_key(key: ec.EllipticCurvePrivateKey) -> bytes:
-    return key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-
-
-def _server_certificate(directory: Path) -> tuple[Path, Path, Path]:
-    """A throwaway CA and a server certificate it signs for pixgate.example.com and 127.0.0.1:
-    (CA file, certificate chain file, key file)."""
-    now = dt.datetime.now(dt.UTC)
-    ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca = (
-        x509.CertificateBuilder()
-        .subject_name(_name("pixgate test CA"))
-        .issuer_name(_name("pixgate test CA"))
-        .public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=1))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .add_extension(
-            x509.KeyUsage(
-                digital_signature=False,
-                content_commitment=False,
-                key_encipherment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                key_cert_sign=True,
-                crl_sign=True,
-                encipher_only=False,
-                decipher_only=False,
-            ),
-            critical=True,
-        )
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), False)
-        .sign(ca_key, hashes.SHA256())
-    )
-    key = ec.generate_private_key(ec.SECP256R1())
-    leaf = (
-        x509.CertificateBuilder()
-        .subject_name(_name("pixgate.example.com"))
-        .issuer_name(ca.subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=1))
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [
-                    x509.DNSName("pixgate.example.com"),
-                    x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
-                ]
-            ),
-            critical=False,
-        )
-        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), False
-        )
-        .sign(ca_key, hashes.SHA256())
-    )
-    ca_file, chain_file, key_file = (directory / n for n in ("ca.pem", "chain.pem", "key.pem"))
-    ca_file.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
-    chain_file.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(_pem_key(key))
-    key_file.chmod(0o600)
-    return ca_file, chain_file, key_file
-
-
-def _replace(text: str, old: str, new: str, count: int) -> str:
-    """Fill one placeholder, failing loudly if the shipped file no longer has it as expected."""
-    found = text.count(old)
-    assert found == count, f"{SHIPPED.name}: {old!r} appears {found} times, expected {count}"
-    return text.replace(old, new)
-
-
-def site_config(
-    *, tls_port: int, http_port: int, upstream: str, chain: Path, key: Path, logs: Path
-) -> str:
-    """deploy/nginx/pixgate.conf with this machine's ports, files and pixgate filled in."""
-    text = SHIPPED.read_text()
-    text = _replace(text, "listen 443 ssl http2;", f"listen 127.0.0.1:{tls_port} ssl http2;", 1)
-    text = _replace(text, "listen 80;", f"listen 127.0.0.1:{http_port};", 1)
-    text = _replace(
-        text,
-        "ssl_certificate /etc/nginx/tls/pixgate.example.com/fullchain.pem;",
-        f"ssl_certificate {chain};",
-        1,
-    )
-    text = _replace(
-        text,
-        "ssl_certificate_key /etc/nginx/tls/pixgate.example.com/privkey.pem;",
-        f"ssl_certificate_key {key};",
-        1,
-    )
-    address = upstream.removeprefix("http://")
-    text = _replace(text, "server 127.0.0.1:8080;", f"server {address};", 1)
-    return _replace(text, "/var/log/nginx/", f"{logs}/", 3)
-
-
-def main_config(directory: Path, site: Path) -> str:
-    """What /etc/nginx/nginx.conf provides, confined to `directory`."""
-    temp = directory / "temp"
-    return f"""\
-daemon off;
-worker_processes 1;
-pid {directory}/nginx.pid;
-error_log {directory}/logs/error.log info;
-events {{ worker_connections 256; }}
-http {{
-    access_log {directory}/logs/access.log;
-    client_body_temp_path {temp}/body;
-    proxy_temp_path {temp}/proxy;
-    fastcgi_temp_path {temp}/fastcgi;
-    uwsgi_temp_path {temp}/uwsgi;
-    scgi_temp_path {temp}/scgi;
-    include {site};
-}}
-"""
-
-
-def _listening(port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(0.2)
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
-@contextmanager
-def nginx_front(upstream: str) -> Iterator[Front]:
-    """Debian's nginx, not as a daemon, in its own temporary prefix on free loopback ports."""
-    with tempfile.TemporaryDirectory(prefix="pixgate-nginx-") as name:
-        directory = Path(name)
-        # Run as root, nginx's workers switch to `nobody`, which must reach the temp dirs.
-        directory.chmod(0o755)
-        (directory / "logs").mkdir()
-        (directory / "temp").mkdir(mode=0o755)  # nginx makes only the last level of a path
-        ca_file, chain, key = _server_certificate(directory)
-        tls_port, http_port = free_port(), free_port()
-        site = directory / "pixgate.conf"
-        site.write_text(
-            site_config(
-                tls_port=tls_port,
-                http_port=http_port,
-                upstream=upstream,
-                chain=chain,
-                key=key,
-                logs=directory / "logs",
-            )
-        )
-        conf = directory / "nginx.conf"
-        conf.write_text(main_config(directory, site))
-        command = [
-            str(NGINX),
-            "-p",
-            str(directory),
-            "-c",
-            str(conf),
-            "-e",
-            str(directory / "logs" / "error.log"),
-        ]
-        checked = subprocess.run([*command, "-t"], capture_output=True, text=True)
-        assert checked.returncode == 0, f"nginx -t refused the configuration:\n{checked.stderr}"
-
-        output = (directory / "logs" / "nginx.out").open("w")
-        process = subprocess.Popen(
-            command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        try:
-            deadline = time.monotonic() + 15
-            while not (_listening(tls_port) and _listening(http_port)):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    log = (directory / "logs" / "error.log").read_text(errors="replace")
-                    raise AssertionError(f"nginx did not start (exit {process.poll()}):\n{log}")
-                time.sleep(0.05)
-            yield Front(
-                https=f"https://127.0.0.1:{tls_port}",
-                http=f"http://127.0.0.1:{http_port}",
-                upstream=upstream,
-                ca_file=ca_file,
-            )
-        finally:
-            process.terminate()  # SIGTERM: nginx's fast shutdown, the master waits for its workers
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-            # nothing of this nginx may outlive the test: a stray worker is in the same session
-            with suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            output.close()
-
-
-@pytest.fixture(scope="module")
-def front(database_url: str) -> Iterator[Front]:
-    with serving(database_url) as upstream, nginx_front(upstream) as running:
-        yield running
-
-
-# --- clients --------------------------------------------------------------------------------
-
-
-def tls_context(
-    front: Front, account: accounts.NewAccount | None, tmp_path: Path
-) -> ssl.SSLContext:
-    """Trusts nginx's certificate; presents `account`'s client certificate, if any."""
-    context = ssl.create_default_context(cafile=str(front.ca_file))
-    if account is not None:
-        certificate = tmp_path / f"{account.client_id}.crt"
-        key = tmp_path / f"{account.client_id}.key"
-        certificate.write_text(account.certificate_pem)
-        key.write_text(account.private_key_pem)
-        key.chmod(0o600)
-        context.load_cert_chain(certificate, key)
-    return context
-
-
-def client(front: Front, account: accounts.NewAccount | None, tmp_path: Path) -> httpx.AsyncClient:
-    """An HTTPS client of nginx, presenting `account`'s certificate, or none."""
-    return httpx.AsyncClient(
-        base_url=front.https, verify=tls_context(front, account, tmp_path), timeout=10
-    )
+pytestmark = needs_nginx
 
 
 def credentials(account: accounts.NewAccount) -> dict[str, str]:
@@ -341,34 +90,37 @@ def raw_request(
 
 
 async def test_token_and_request_with_the_client_certificate(
-    rt: Runtime, front: Front, tmp_path: Path
+    rt: Runtime, front: Front, tmp_path: Path, protocol: str
 ) -> None:
     account = await make_account(rt, balance="250.00")
-    async with client(front, account, tmp_path) as http:
+    async with client(front, account, tmp_path, protocol) as http:
         issued = await token(http, account)
         response = await http.get(
             "/accounts/balances", headers={"Authorization": f"Bearer {issued}"}
         )
+    assert response.http_version == protocol
     assert response.status_code == 200, response.text
     assert response.json()["data"][0]["balanceAmount"]["available"] == 250
 
 
-async def test_no_client_certificate_no_token(rt: Runtime, front: Front, tmp_path: Path) -> None:
+async def test_no_client_certificate_no_token(
+    rt: Runtime, front: Front, tmp_path: Path, protocol: str
+) -> None:
     account = await make_account(rt)
-    async with client(front, None, tmp_path) as http:
+    async with client(front, None, tmp_path, protocol) as http:
         response = await http.post(TOKEN, json=credentials(account))
     assert response.status_code == 400, response.text
     assert response.json()["code"] == "PUB_CERT_HEADER_MISSING"
 
 
 async def test_token_without_its_certificate_is_refused(
-    rt: Runtime, front: Front, tmp_path: Path
+    rt: Runtime, front: Front, tmp_path: Path, protocol: str
 ) -> None:
     account, other = await make_account(rt), await make_account(rt, name="Outra Loja")
-    async with client(front, account, tmp_path) as http:
+    async with client(front, account, tmp_path, protocol) as http:
         bearer = {"Authorization": f"Bearer {await token(http, account)}"}
     for presented in (None, other):  # no certificate, another registered certificate
-        async with client(front, presented, tmp_path) as http:
+        async with client(front, presented, tmp_path, protocol) as http:
             response = await http.get("/accounts/balances", headers=bearer)
         assert response.status_code == 401, (presented, response.text)
         assert response.headers["www-authenticate"].startswith("Bearer")
@@ -428,6 +180,123 @@ async def test_presented_certificate_replaces_the_clients_header(
     assert (status, refused["code"]) == (403, "PUB_CERT_NOT_AUTHORIZED_FOR_ACCOUNT")
 
 
+# --- certificates nginx's verification refuses: pixgate judges them -------------------------
+
+# The certificate presented, and pixgate's answer at the token endpoint. nginx's own
+# verification refuses all but the third with its HTML 400 ("The SSL certificate error").
+JUDGED = {
+    "expired": ({"starts": -30 * DAY, "ends": -DAY}, "PUB_CERT_EXPIRED"),
+    "not yet valid": ({"starts": DAY, "ends": 30 * DAY}, "PUB_CERT_NOT_YET_VALID"),
+    "unknown": ({"starts": -DAY, "ends": 30 * DAY}, "PUB_CERT_NOT_REGISTERED"),
+    "unknown, for servers only": (
+        {"starts": -DAY, "ends": 30 * DAY, "server_auth_only": True},
+        "PUB_CERT_NOT_REGISTERED",
+    ),
+}
+
+
+@pytest.mark.parametrize(("shape", "code"), JUDGED.values(), ids=JUDGED.keys())
+async def test_pixgate_judges_the_certificate(
+    rt: Runtime, front: Front, tmp_path: Path, protocol: str, shape: dict[str, Any], code: str
+) -> None:
+    account = await make_account(rt)
+    async with client(front, client_certificate(**shape), tmp_path, protocol) as http:
+        response = await http.post(TOKEN, json=credentials(account))
+    assert response.http_version == protocol
+    assert response.status_code == 401, response.text
+    body = response.json()
+    assert (body["code"], body["path"], body["method"]) == (code, TOKEN, "POST")
+    # nginx's request id, which pixgate received and echoes
+    assert re.fullmatch(r"[0-9a-f]{32}", body["errorId"])
+    assert body["errorId"] == response.headers["x-request-id"]
+
+
+async def test_a_registered_certificate_nginx_refuses_gets_a_token(
+    rt: Runtime, front: Front, tmp_path: Path, protocol: str
+) -> None:
+    """The request reaches pixgate whole, its body included, and the registration decides."""
+    account = await make_account(rt, balance="7.00")
+    presented = client_certificate(starts=-DAY, ends=30 * DAY, server_auth_only=True)
+    await accounts.register_certificate(rt, account.account_id, presented.certificate_pem)
+    async with client(front, presented, tmp_path, protocol) as http:
+        bearer = {"Authorization": f"Bearer {await token(http, account)}"}
+        response = await http.get("/accounts/balances", headers=bearer)
+    assert response.status_code == 200, response.text
+    assert response.json()["data"][0]["balanceAmount"]["available"] == 7
+
+
+async def test_a_token_outliving_its_certificate_is_refused(
+    rt: Runtime, front: Front, tmp_path: Path, protocol: str
+) -> None:
+    """A token issued while its certificate was valid still has up to 30 minutes to run when
+    the certificate expires; nginx no longer refuses the certificate, pixgate does."""
+    account = await make_account(rt)
+    expired = client_certificate(starts=-30 * DAY, ends=-DAY)
+    await accounts.register_certificate(rt, account.account_id, expired.certificate_pem)
+    issued = rt.signer.issue(
+        client_id=account.client_id,
+        account_id=account.account_id,
+        thumbprint=certificates.from_pem(expired.certificate_pem).thumbprint,
+        now=dt.datetime.now(dt.UTC),
+        ttl=1800,
+    )
+    async with client(front, expired, tmp_path, protocol) as http:
+        response = await http.get(
+            "/accounts/balances", headers={"Authorization": f"Bearer {issued}"}
+        )
+    assert response.status_code == 401, response.text
+    assert response.headers["www-authenticate"] == "Bearer"
+    assert "notAfter has passed" in response.json()["message"]
+
+
+async def test_a_certificate_nginx_refuses_meets_the_same_front(
+    front: Front, tmp_path: Path, protocol: str
+) -> None:
+    """nginx hands such a request on from a named location, which would skip the body limit
+    and the allow-list of /metrics, and open the error page's internal location: none of it
+    happens. Without a certificate, the error page's location is not found either."""
+    expired = tls_context(front, client_certificate(**JUDGED["expired"][0]), tmp_path)
+    declared = await exchange(front, expired, protocol, b"POST", CASH_OUT.encode(), OVER_THE_LIMIT)
+    metrics = await exchange(front, expired, protocol, b"GET", b"/metrics", [], source=ELSEWHERE)
+    hidden = [
+        await exchange(front, context, protocol, b"GET", b"/_pixgate/error", [])
+        for context in (expired, tls_context(front, None, tmp_path))
+    ]
+    async with client(
+        front, client_certificate(**JUDGED["expired"][0]), tmp_path, protocol
+    ) as http:
+        streamed = await http.post(CASH_OUT, content=chunks(b"x" * (MAX_BODY_BYTES + 1)))
+    for too_large in (declared, Answer.of(streamed)):
+        assert_nginx_answer(too_large, 413, **TOO_LARGE, path=CASH_OUT, method="POST")
+    assert_nginx_answer(metrics, 403, code="FORBIDDEN", path="/metrics", method="GET")
+    for answer in hidden:
+        assert_nginx_answer(answer, 404, code="NOT_FOUND", path="/_pixgate/error", method="GET")
+
+
+@pytest.mark.parametrize(
+    ("presented", "code"),
+    [(None, "PUB_CERT_HEADER_MISSING"), (JUDGED["expired"][0], "PUB_CERT_EXPIRED")],
+    ids=["no certificate", "a certificate nginx refuses"],
+)
+async def test_the_clients_header_never_arrives(
+    rt: Runtime,
+    front: Front,
+    tmp_path: Path,
+    protocol: str,
+    presented: dict[str, Any] | None,
+    code: str,
+) -> None:
+    """Over both protocols, and on the way nginx hands a refused certificate to pixgate: a
+    header naming the account's valid certificate, sent twice, is replaced by the handshake's."""
+    account = await make_account(rt)
+    smuggled = [("x-ssl-client-cert", cert_header(account.certificate_pem))] * 2
+    certificate = None if presented is None else client_certificate(**presented)
+    async with client(front, certificate, tmp_path, protocol) as http:
+        response = await http.post(TOKEN, json=credentials(account), headers=smuggled)
+    assert response.http_version == protocol
+    assert response.json()["code"] == code, response.text
+
+
 # --- a browser: the dashboard and the API docs, without a client certificate ---------------
 
 
@@ -465,8 +334,11 @@ async def test_a_browser_signs_in_to_the_dashboard_through_nginx(
     assert 'action="/dashboard/logout"' in home.text
 
 
-async def test_swagger_ui_and_its_assets_through_nginx(front: Front, tmp_path: Path) -> None:
-    async with client(front, None, tmp_path) as browser:
+async def test_swagger_ui_and_its_assets_through_nginx(
+    front: Front, tmp_path: Path, protocol: str
+) -> None:
+    """Public: from an address the file does not allow /metrics to."""
+    async with client(front, None, tmp_path, protocol, source=ELSEWHERE) as browser:
         page = await browser.get("/docs")
         assert page.status_code == 200, page.text
         assert page.headers["content-type"].startswith("text/html")
@@ -481,28 +353,6 @@ async def test_swagger_ui_and_its_assets_through_nginx(front: Front, tmp_path: P
     assert (css.status_code, css.headers["content-type"].split(";")[0]) == (200, "text/css")
     assert openapi.status_code == 200
     assert openapi.json()["info"]["title"] == "pixgate"
-
-
-# --- the rest of the front ------------------------------------------------------------------
-
-
-async def test_body_limit_matches_pixgate(rt: Runtime, front: Front, tmp_path: Path) -> None:
-    account = await make_account(rt)
-    prefix = json.dumps(credentials(account))[:-1] + ', "padding": "'
-    at_limit = (prefix + "x" * (MAX_BODY_BYTES - len(prefix) - 2) + '"}').encode()
-    assert len(at_limit) == MAX_BODY_BYTES
-    headers = {"Content-Type": "application/json"}
-    async with client(front, account, tmp_path) as http:
-        accepted = await http.post(TOKEN, content=at_limit, headers=headers)
-        too_large = await http.post(TOKEN, content=at_limit + b" ", headers=headers)
-    assert accepted.status_code == 201, accepted.text
-    assert too_large.status_code == 413
-    assert too_large.headers["content-type"] == "application/json"
-    assert too_large.json() == {  # nginx's answer: pixgate's would be the full envelope
-        "statusCode": 413,
-        "message": f"request body is larger than {MAX_BODY_BYTES} bytes",
-        "error": "Payload Too Large",
-    }
 
 
 def _handshake(front: Front, version: ssl.TLSVersion) -> str | None:
@@ -547,15 +397,3 @@ async def test_plain_http_redirects_to_https(front: Front) -> None:
         response = await http.get("/accounts/balances?page=2", headers={"Host": "evil.example"})
     assert response.status_code == 301
     assert response.headers["location"] == "https://pixgate.example.com/accounts/balances?page=2"
-
-
-async def test_pixgate_down_is_a_json_503(tmp_path: Path) -> None:
-    with nginx_front(f"http://127.0.0.1:{free_port()}") as down:
-        async with client(down, None, tmp_path) as http:
-            response = await http.get("/readyz")
-    assert response.status_code == 503
-    assert response.json() == {
-        "statusCode": 503,
-        "message": "the gateway is unavailable, try again",
-        "error": "Service Unavailable",
-    }
