@@ -8,6 +8,8 @@ from pathlib import Path
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from pixgate.domain import brcode
+
 
 class Settings(BaseSettings):
     """Every knob of the gateway; the README's settings table mirrors this class."""
@@ -121,4 +123,13 @@ class Settings(BaseSettings):
     def _not_placeholder_ispb(cls, value: str) -> str:
         if value == "00000000":
             raise ValueError("ISPB 00000000 is a placeholder, not an institution: set the real one")
+        return value
+
+    @field_validator("merchant_city")
+    @classmethod
+    def _city_fits_a_br_code(cls, value: str) -> str:
+        """Every charge's BR Code carries the city: one with nothing printable in ASCII would
+        make every charge fail."""
+        if not brcode.fit(value, brcode.CITY_MAX):
+            raise ValueError("needs a character of printable ASCII once accents are removed")
         return value

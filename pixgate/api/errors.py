@@ -32,8 +32,20 @@ from pixgate.api.responses import JSONResponse
 from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.errors import ApiError, ErrorEnvelope, SimpleError
 from pixgate.db.batches import StatementFailed
-from pixgate.db.pool import LOST_RACE_STATES, LOST_RACES, UNAVAILABLE
-from pixgate.domain.errors import DatabaseUnavailable, PixgateError, TryAgain
+from pixgate.db.pool import (
+    LOST_RACE_STATES,
+    LOST_RACES,
+    OUT_OF_RANGE,
+    OUT_OF_RANGE_MESSAGE,
+    UNAVAILABLE,
+)
+from pixgate.domain.errors import (
+    DatabaseUnavailable,
+    InvalidAmount,
+    PixgateError,
+    TotalOutOfRange,
+    TryAgain,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -166,13 +178,25 @@ def answer(request: Request, exc: PixgateError) -> JSONResponse:
     )
 
 
+CODED_FAILURES: dict[str, type[PixgateError]] = {InvalidAmount.code: InvalidAmount}
+"""pydantic error types that name a business error (`schemas.common.PixAmount`): a request
+whose every failure is of one of them answers that error, with the same `field: reason`
+lines, as the spec's cash-outs answer a bad amount."""
+
+
 async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
+    errors = list(exc.errors())
+    messages = validation_messages(errors)
+    kinds = {error.get("type") for error in errors}
+    coded = CODED_FAILURES.get(str(kinds.pop())) if len(kinds) == 1 else None
+    if coded is not None:
+        return answer(request, coded(messages))
     return render(
         request,
         400,
         code="HTTP_ERROR",
-        message=validation_messages(list(exc.errors())),
+        message=messages,
         user_message="Some fields are invalid.",
     )
 
@@ -201,6 +225,13 @@ async def on_database_unavailable(request: Request, exc: Exception) -> JSONRespo
     return answer(
         request, DatabaseUnavailable("the database cannot be reached; send the request again")
     )
+
+
+async def on_out_of_range(request: Request, exc: Exception) -> JSONResponse:
+    """A sum the database could not store (a balance, a day's outgoing total): the statement
+    wrote nothing and the request rolled back, so it is the client's 400, never a 500."""
+    log.warning("request.out_of_range", error=repr(exc))
+    return answer(request, TotalOutOfRange(OUT_OF_RANGE_MESSAGE))
 
 
 async def on_lost_race(request: Request, exc: Exception) -> JSONResponse:
@@ -268,6 +299,7 @@ def install(app: FastAPI) -> None:
         app.add_exception_handler(unavailable, on_database_unavailable)
     for lost_race in (*LOST_RACES, StatementFailed):
         app.add_exception_handler(lost_race, on_lost_race)
+    app.add_exception_handler(OUT_OF_RANGE, on_out_of_range)
     # Still the last resort for an exception raised by a middleware outside AnswerUnexpected.
     app.add_exception_handler(Exception, on_unexpected)
     app.add_middleware(AnswerUnexpected)

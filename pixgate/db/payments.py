@@ -17,9 +17,15 @@ from pixgate.db.batches import Statement, StatementFailed, read_by_key
 from pixgate.db.jobs import CHANNEL as JOBS_CHANNEL
 from pixgate.db.jobs import DELIVER_WEBHOOK, JobKind
 from pixgate.db.notify import notify_after_commit
-from pixgate.db.pool import LOST_RACE_STATES, Connection, Database
+from pixgate.db.pool import (
+    LOST_RACE_STATES,
+    OUT_OF_RANGE_MESSAGE,
+    OUT_OF_RANGE_STATE,
+    Connection,
+    Database,
+)
 from pixgate.db.transactions import Transaction
-from pixgate.domain.errors import TryAgain
+from pixgate.domain.errors import TotalOutOfRange, TryAgain
 from pixgate.domain.labels import TransactionStatus
 from pixgate.domain.limits import Window
 
@@ -231,6 +237,8 @@ def _hold_outcome(row: asyncpg.Record) -> Held | Exception | None:
         return None if pk is None else Held(pk, row["transaction_id"], row["created_at"])
     if state in LOST_RACE_STATES:
         return TryAgain(f"the payout lost a race in the database ({state}): nothing was held")
+    if state == OUT_OF_RANGE_STATE:
+        return TotalOutOfRange(OUT_OF_RANGE_MESSAGE)
     reason = REFUSALS.get(state)
     if reason is None:
         return StatementFailed(state, row["err_message"])

@@ -13,6 +13,7 @@ import orjson
 from pixgate.db.batches import Batcher, Item, Result, Statement
 from pixgate.db.notify import Notifier, take_requests
 from pixgate.db.row_queue import RowQueues
+from pixgate.domain.money import json_number
 
 if TYPE_CHECKING:
     from asyncpg.pool import PoolConnectionProxy
@@ -51,13 +52,24 @@ LOST_RACES: tuple[type[Exception], ...] = (
     asyncpg.exceptions.SerializationError,
 )
 """The exceptions of LOST_RACE_STATES, as asyncpg raises them outside a batch."""
+OUT_OF_RANGE_STATE = "22003"
+"""SQLSTATE of a sum PostgreSQL cannot store (a bigint overflow, or the ledger's refusal of a
+credit past an account's largest total): the statement wrote nothing."""
+OUT_OF_RANGE = asyncpg.exceptions.NumericValueOutOfRangeError
+"""The exception of OUT_OF_RANGE_STATE, as asyncpg raises it outside a batch."""
+OUT_OF_RANGE_MESSAGE = (
+    "the operation would take a balance or a total past 92233720368547758.07, the most that "
+    "can be kept; nothing was written"
+)
+"""What the client is told: the database's own message may name another account."""
 
 
 async def _init_connection(conn: RawConnection) -> None:
-    """jsonb columns come and go as Python objects, encoded by orjson (fast, strict)."""
+    """jsonb columns come and go as Python objects, encoded by orjson (fast, strict; an
+    amount, a `Decimal`, as the exact number it is)."""
     await conn.set_type_codec(
         "jsonb",
-        encoder=lambda v: b"\x01" + orjson.dumps(v),
+        encoder=lambda v: b"\x01" + orjson.dumps(v, default=json_number),
         decoder=lambda b: orjson.loads(b[1:]),
         schema="pg_catalog",
         format="binary",

@@ -30,7 +30,7 @@ from pixgate.domain.errors import (
     RefundDeadlineExceeded,
 )
 from pixgate.domain.labels import OperationType, TransactionStatus
-from pixgate.domain.money import format_amount, to_number
+from pixgate.domain.money import format_amount, to_decimal
 from pixgate.domain.refunds import Natureza, RefundKind
 
 
@@ -128,7 +128,7 @@ def _refusal(exc: asyncpg.PostgresError) -> PixgateError | None:
             return RefundAmountExceeded(
                 f"the refunds would exceed the original amount: {format_amount(left)} is left "
                 "to refund",
-                details={"refundable": to_number(left)},
+                details={"refundable": to_decimal(left)},
             )
         case "PXR02":
             return RefundDeadlineExceeded(

@@ -26,7 +26,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from pixgate.domain.money import format_amount
+from pixgate.domain.money import MAX_AMOUNT, format_amount
 
 GUI = "br.gov.bcb.pix"
 NAME_MAX = 25
@@ -36,9 +36,11 @@ KEY_MAX = 77
 URL_MAX = 77
 NO_TXID = "***"
 """The txid of a code that has none: every dynamic code, and static codes without one."""
+NAME_FALLBACK = "NAO INFORMADO"
+"""The merchant name (59) of an account whose name has no character of printable ASCII once
+its accents are gone (`東京商店`): Portuguese for "not informed"."""
 
 _MAX_VALUE = 99  # two decimal digits of length
-_MAX_AMOUNT_CENTS = 999_999_999_999  # "9999999999.99", the 13 characters of field 54
 _HEAD = re.compile(r"[0-9]{4}")
 _CRC = re.compile(r"[0-9A-Fa-f]{4}")
 _AMOUNT = re.compile(r"([0-9]{1,10})(?:\.([0-9]{1,2}))?")
@@ -141,7 +143,7 @@ def _check(code: BrCode) -> None:
         "the location URL goes without its scheme",
     )
     _require(
-        code.amount_cents is None or 1 <= code.amount_cents <= _MAX_AMOUNT_CENTS,
+        code.amount_cents is None or 1 <= code.amount_cents <= MAX_AMOUNT,
         "the amount must be from 0.01 to 9999999999.99",
     )
     _require(code.txid == NO_TXID or _TXID.fullmatch(code.txid) is not None, "invalid txid")
@@ -185,9 +187,23 @@ def encode(code: BrCode) -> str:
     return f"{payload}{crc16_ccitt_false(payload.encode('ascii')):04X}"
 
 
-def _fit(value: str, limit: int, what: str) -> str:
-    fitted = transliterate(value).strip()[:limit].rstrip()
-    _require(bool(fitted), f"the {what} has no printable character")
+def fit(value: str, limit: int) -> str:
+    """Free text as a field of at most `limit` characters takes it: words (split at any
+    space, a tab included) transliterated, one space between them, cut. Empty when nothing of
+    it is printable ASCII."""
+    words = transliterate(" ".join(value.split())).split()
+    return " ".join(words)[:limit].rstrip()
+
+
+def fit_name(name: str) -> str:
+    """An account's name as field 59 carries it; `NAME_FALLBACK` when none of it is left, so
+    a name in any script still makes a code."""
+    return fit(name, NAME_MAX) or NAME_FALLBACK
+
+
+def _city(city: str) -> str:
+    fitted = fit(city, CITY_MAX)
+    _require(bool(fitted), "the merchant city has no printable character")
     return fitted
 
 
@@ -197,11 +213,11 @@ def dynamic(
     """A dynamic, single-use code pointing at a charge's location.
 
     `location_url` may carry `https://`, which is dropped (the manual's form has none).
-    The name and city are transliterated, then cut to 25 and 15 characters.
+    The name and city are fitted to 25 and 15 characters (`fit_name`, `fit`).
     """
     return BrCode(
-        merchant_name=_fit(merchant_name, NAME_MAX, "merchant name"),
-        merchant_city=_fit(merchant_city, CITY_MAX, "merchant city"),
+        merchant_name=fit_name(merchant_name),
+        merchant_city=_city(merchant_city),
         amount_cents=amount_cents,
         location_url=location_url.removeprefix("https://"),
         txid=NO_TXID,
@@ -219,15 +235,15 @@ def static(
 ) -> BrCode:
     """A static code paying a PIX key, reusable, with an optional fixed amount.
 
-    The name and city are transliterated, then cut to 25 and 15 characters. The
-    description is transliterated and cut to what the PIX template has room for (it is
-    informative only); one with nothing printable left is dropped.
+    The name and city are fitted to 25 and 15 characters (`fit_name`, `fit`). The
+    description is fitted to what the PIX template has room for (it is informative only);
+    one with nothing printable left is dropped.
     """
     room = _MAX_VALUE - len(_tlv("00", GUI)) - len(_tlv("01", pix_key)) - 4
-    text = transliterate(description).strip()[: max(room, 0)].rstrip() if description else ""
+    text = fit(description, max(room, 0)) if description else ""
     return BrCode(
-        merchant_name=_fit(merchant_name, NAME_MAX, "merchant name"),
-        merchant_city=_fit(merchant_city, CITY_MAX, "merchant city"),
+        merchant_name=fit_name(merchant_name),
+        merchant_city=_city(merchant_city),
         amount_cents=amount_cents,
         pix_key=pix_key,
         txid=txid,

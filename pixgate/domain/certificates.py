@@ -83,8 +83,14 @@ class IssuedCertificate:
     certificate: ClientCertificate
 
 
+MAX_COMMON_NAME = 64
+"""UTF-8 bytes of a certificate's common name (RFC 5280's upper bound, as `cryptography`
+counts it)."""
+
+
 def issue_client_certificate(common_name: str, *, valid_days: int = 365) -> IssuedCertificate:
-    """A fresh EC P-256 key pair and a self-signed certificate for a new client."""
+    """A fresh EC P-256 key pair and a self-signed certificate for a new client, whose common
+    name is `common_name` cut to `MAX_COMMON_NAME` bytes (never inside a character)."""
     from datetime import UTC, timedelta
 
     from cryptography.hazmat.primitives import hashes
@@ -93,7 +99,8 @@ def issue_client_certificate(common_name: str, *, valid_days: int = 365) -> Issu
     from cryptography.x509.oid import NameOID
 
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    subject = common_name.encode()[:MAX_COMMON_NAME].decode(errors="ignore")
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
     now = datetime.now(UTC)
     cert = (
         x509.CertificateBuilder()

@@ -241,6 +241,14 @@ class InvalidAmount(PixgateError, ValueError):
     user_message = "The amount must be at least 0.01 with at most 2 decimal places."
 
 
+class TotalOutOfRange(PixgateError):
+    """A sum the gateway keeps (a balance, a day's outgoing total) would pass 92233720368547758.07,
+    the most its database can store: the operation is refused and nothing is written."""
+
+    code, status = "TOTAL_OUT_OF_RANGE", 400
+    user_message = "This operation would take a balance or a total past what can be kept."
+
+
 class InvalidPixKey(PixgateError):
     code, status = "PIX_INVALID_PIX_KEY", 400
     user_message = "The PIX key does not match its key type."

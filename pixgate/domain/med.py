@@ -16,7 +16,7 @@ from typing import Any
 
 from pixgate.domain.errors import ValidationFailed
 from pixgate.domain.masking import mask_document
-from pixgate.domain.money import to_number
+from pixgate.domain.money import to_decimal
 from pixgate.timestamps import iso
 
 
@@ -147,7 +147,7 @@ def wire(case: MedCase) -> dict[str, Any]:
         "originalTransaction": None
         if original is None
         else {
-            "amount": to_number(original.amount),
+            "amount": to_decimal(original.amount),
             "type": "PIX",
             "transactionType": "CASH_IN",
             "name": original.payer_name,
@@ -156,7 +156,7 @@ def wire(case: MedCase) -> dict[str, Any]:
         },
         "isReconciled": case.is_reconciled,
         "originalTransactionId": original.id if original else None,
-        "blockedAmount": to_number(case.blocked_amount),
+        "blockedAmount": to_decimal(case.blocked_amount),
         "createdAt": iso(case.created_at),
         "updatedAt": iso(case.updated_at),
     }

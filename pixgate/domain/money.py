@@ -1,24 +1,62 @@
-"""Money: integer cents in storage, `Decimal` in code, never a binary float.
+"""Money: integer cents in storage, `Decimal` in code and on the wire, never a binary float.
 
 An amount with more than two decimal places is refused, never rounded: silently rounding
 what a client sent would move a different sum than the one they asked for. Shares of an
 amount (fees, splits) are computed with exact fractions, so no precision setting of the
 `decimal` context can change a result.
+
+Every amount a client sends (a payment, a charge, a refund, a FIXED split) has one range,
+`MIN_AMOUNT` to `MAX_AMOUNT`, checked by `amount_cents` where the request is parsed; a sum
+the gateway keeps (a balance, a day's outgoing total) may grow up to `MAX_CENTS`. Answers
+carry amounts as `Decimal`s, which `json_number` writes as exact JSON numbers.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Literal
 
+import orjson
+
 # one class for every bad amount: re-exported, so the callers of to_cents catch it from here
 from pixgate.domain.errors import InvalidAmount as InvalidAmount
 
-CENT = Decimal("0.01")
 MAX_CENTS = 2**63 - 1
-"""Amounts are stored as PostgreSQL `bigint` cents; anything larger cannot be kept."""
+"""Sums are stored as PostgreSQL `bigint` cents; anything larger cannot be kept."""
+MIN_AMOUNT = 1
+MAX_AMOUNT = 999_999_999_999
+"""The largest amount of one operation, in cents: 9999999999.99, the most the BR Code's amount
+field (ID 54, at most 13 characters) can carry, so every charge can be paid by a code."""
+AMOUNT_RANGE = "must be from 0.01 to 9999999999.99"
+
+
+@dataclass(frozen=True, slots=True)
+class Spelling:
+    """How an amount sent as a string must be written: the pattern OpenAPI publishes (ASCII
+    digits only) and the reason a string that breaks it is refused."""
+
+    pattern: str
+    reason: str
+    text: re.Pattern[str]
+
+    @classmethod
+    def of(cls, pattern: str, example: str) -> Spelling:
+        """`$` alone would also take a final newline in Python: the pattern is compiled for
+        `fullmatch`, without its anchors."""
+        reason = f"must be written with the digits 0-9 and a point, as in {example}"
+        return cls(pattern, reason, re.compile(pattern.removeprefix("^").removesuffix("$")))
+
+
+AMOUNT = Spelling.of(r"^[0-9]{1,10}(\.[0-9]{1,2})?$", "10 or 10.50 (at most 2 decimals)")
+"""An amount as the public family takes it as a string."""
+CENTRAL_BANK_AMOUNT = Spelling.of(r"^[0-9]{1,10}\.[0-9]{2}$", "10.50 (always 2 decimals)")
+"""An amount as the Central Bank's API writes it (cob, devolucao)."""
+SPLIT_VALUE = Spelling.of(r"^[0-9]{1,10}(\.[0-9]{1,4})?$", "10 or 12.5 (at most 4 decimals)")
+"""A split's value: a FIXED amount or a PERCENTAGE."""
 
 SplitType = Literal["FIXED", "PERCENTAGE"]
 
@@ -62,8 +100,9 @@ def to_cents(value: Decimal | int | float | str) -> int:
 
 
 def to_decimal(cents: int) -> Decimal:
-    """Cents as a `Decimal` with exactly two places, the form code does arithmetic in."""
-    return (Decimal(cents) / 100).quantize(CENT)
+    """Cents as a `Decimal` with exactly two places, the form code does arithmetic in and
+    answers carry (exact: a bigint has 19 digits, the context keeps 28)."""
+    return Decimal(cents).scaleb(-2)
 
 
 def format_amount(cents: int) -> str:
@@ -71,13 +110,59 @@ def format_amount(cents: int) -> str:
     return f"{to_decimal(cents):.2f}"
 
 
-def to_number(cents: int) -> float:
-    """A JSON number for the public family.
+_LOWEST = Decimal(MIN_AMOUNT) / 100
+_HIGHEST = Decimal(MAX_AMOUNT) / 100
 
-    The nearest double to cents/100 prints back as the same two-decimal value, so the
-    client reads exactly the amount stored.
+
+def client_decimal(value: object, spelling: Spelling) -> Decimal:
+    """A number a client sent, as the `Decimal` it is, or InvalidAmount saying why not.
+
+    JSON numbers arrive as `int` or `Decimal` (a float only from Python callers); a string
+    must be written as `spelling` says, so `1e2`, ` 10`, `1_000`, `.5` and digits of other scripts
+    (`１０`, `١٠`), which `Decimal` would all take, are refused. The value is never
+    repeated in the reason: it may be a megabyte long.
     """
-    return cents / 100
+    if isinstance(value, str):
+        if spelling.text.fullmatch(value) is None:
+            raise InvalidAmount(spelling.reason)
+        return Decimal(value)
+    if isinstance(value, bool) or not isinstance(value, int | Decimal | float):
+        raise InvalidAmount("must be a number, or a string of digits")
+    number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    if not number.is_finite():
+        raise InvalidAmount("must be a finite number")
+    return number
+
+
+def _in_range(value: object, spelling: Spelling) -> Decimal:
+    """The value from 0.01 to 9999999999.99, compared exactly before anything else is done
+    with it, so `1e400` costs no more than `1`."""
+    number = client_decimal(value, spelling)
+    if not _LOWEST <= number <= _HIGHEST:
+        raise InvalidAmount(AMOUNT_RANGE)
+    return number
+
+
+def amount_cents(value: object, spelling: Spelling = AMOUNT) -> int:
+    """The cents of one operation's amount as a client sent it: from `MIN_AMOUNT` to
+    `MAX_AMOUNT`, at most 2 decimals, a string written as `spelling` says; else
+    InvalidAmount."""
+    return to_cents(_in_range(value, spelling))
+
+
+def split_value(value: object) -> Decimal:
+    """A split's value as a client sent it, in the amounts' range; its places are the rule
+    of its type (FIXED: 2, PERCENTAGE: 4), checked with the other splits."""
+    return _in_range(value, SPLIT_VALUE)
+
+
+def json_number(value: object) -> orjson.Fragment:
+    """orjson's `default=` for what the gateway writes (answers, webhooks, jsonb): a
+    `Decimal` amount as the exact JSON number it is (`31352878155977850.07`, never a float's
+    `3.135287815597785e+16`)."""
+    if isinstance(value, Decimal) and value.is_finite():
+        return orjson.Fragment(f"{value:f}")
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def _exact_share(gross_cents: int, percent: Decimal) -> Fraction:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pixgate.domain.labels import MOVEMENT_TYPES
 from pixgate.domain.masking import mask_document
-from pixgate.domain.money import format_amount, to_number
+from pixgate.domain.money import format_amount, to_decimal
 from pixgate.domain.webhooks import V1_EVENT_NAMES, EventType, WebhookVersion
 
 
@@ -78,9 +78,9 @@ def _render_v1(event: EventFacts) -> dict[str, Any]:
         "externalId": row.get("external_id"),
         "endToEndId": row.get("end_to_end_id"),
         "pixKey": row.get("pix_key"),
-        "feeAmount": to_number(fee),
-        "originalAmount": to_number(amount),
-        "finalAmount": to_number(final),
+        "feeAmount": to_decimal(fee),
+        "originalAmount": to_decimal(amount),
+        "finalAmount": to_decimal(final),
         "processingDate": _iso(row.get("processed_at")) or _iso(event.created_at),
         "errorCode": row.get("error_code"),
         "errorMessage": row.get("error_message"),
@@ -176,7 +176,7 @@ def _render_v2(event: EventFacts) -> dict[str, Any]:
                 "refunds": [
                     {
                         "status": "LIQUIDATED" if refund_ok else row.get("status"),
-                        "payment": {"amount": to_number(amount), "currency": "BRL"},
+                        "payment": {"amount": to_decimal(amount), "currency": "BRL"},
                         "endToEndId": row.get("end_to_end_id"),
                         "eventDate": _iso(row.get("processed_at")) or _iso(event.created_at),
                         "information": row.get("description"),

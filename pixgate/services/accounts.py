@@ -13,7 +13,7 @@ from typing import Any
 from pixgate.db import accounts as account_rows
 from pixgate.db import credentials as credential_rows
 from pixgate.db.accounts import Account
-from pixgate.domain import certificates
+from pixgate.domain import certificates, names
 from pixgate.domain.documents import is_valid_document, only_document_chars
 from pixgate.domain.errors import Conflict, NotFound, ValidationFailed
 from pixgate.domain.money import InvalidAmount, to_cents
@@ -47,8 +47,10 @@ async def create(
     rt: Runtime, *, name: str, document: str | None = None, balance: Decimal | str = "0"
 ) -> NewAccount:
     """An account with one credential and one client certificate, in one transaction."""
-    if not name.strip():
-        raise ValidationFailed(["name must not be empty"])
+    try:
+        name = names.account_name(name)
+    except names.InvalidName as exc:
+        raise ValidationFailed([f"name: {exc}"]) from exc
     if document is not None:
         document = only_document_chars(document)
         if not is_valid_document(document):
@@ -63,7 +65,7 @@ async def create(
         raise ValidationFailed(["a balance can be seeded only in sandbox mode"])
     issued = certificates.issue_client_certificate(f"pixgate client {name}")
     async with rt.db.begin() as conn:
-        account_id = await account_rows.insert(conn, name=name.strip(), document=document)
+        account_id = await account_rows.insert(conn, name=name, document=document)
         credential = await _add_credential(rt, conn, account_id)
         await _add_certificate(conn, account_id, issued.certificate)
         if seed:

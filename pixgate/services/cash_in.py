@@ -29,7 +29,14 @@ from pixgate.domain.documents import is_valid_document, only_document_chars
 from pixgate.domain.errors import NotFound, ValidationFailed
 from pixgate.domain.ids import new_txid
 from pixgate.domain.labels import ChargeStatus, TransactionKind
-from pixgate.domain.money import InvalidAmount, SplitType, format_amount, to_cents
+from pixgate.domain.money import (
+    InvalidAmount,
+    SplitType,
+    amount_cents,
+    format_amount,
+    split_value,
+    to_cents,
+)
 from pixgate.domain.pix_keys import SplitKeyType, is_valid_split_key
 from pixgate.provider.base import ChargeRegistration
 from pixgate.runtime import Runtime
@@ -84,13 +91,10 @@ Charge = charge_rows.PaidCharge
 
 def _cents(value: Decimal, where: str, problems: list[str]) -> int:
     try:
-        cents = to_cents(value)
+        return amount_cents(value)
     except InvalidAmount as exc:
         problems.append(f"{where}: {exc}")
         return 0
-    if cents < 1:
-        problems.append(f"{where} must be at least 0.01")
-    return cents
 
 
 def _split_problems(index: int, split: SplitOrder, problems: list[str]) -> None:
@@ -99,11 +103,14 @@ def _split_problems(index: int, split: SplitOrder, problems: list[str]) -> None:
         problems.append(f"{where}.pixKey: not a valid {split.pix_key_type} key")
     if not is_valid_document(only_document_chars(split.document)):
         problems.append(f"{where}.document: not a valid CPF or CNPJ")
+    try:
+        value = split_value(split.value)
+    except InvalidAmount as exc:
+        problems.append(f"{where}.value: {exc}")
+        return
     if split.type == "FIXED":
-        _cents(split.value, f"{where}.value", problems)
-    elif not split.value.is_finite() or split.value < Decimal("0.01"):
-        problems.append(f"{where}.value must be at least 0.01")
-    elif split.value != split.value.quantize(Decimal(1).scaleb(-PERCENT_PLACES)):
+        _cents(value, f"{where}.value", problems)
+    elif value != value.quantize(Decimal(1).scaleb(-PERCENT_PLACES)):
         problems.append(f"{where}.value: a percentage has at most {PERCENT_PLACES} decimals")
 
 

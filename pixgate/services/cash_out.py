@@ -18,7 +18,7 @@ from pixgate.domain.errors import (
     ValidationFailed,
 )
 from pixgate.domain.labels import TransactionKind
-from pixgate.domain.money import to_cents
+from pixgate.domain.money import amount_cents
 from pixgate.domain.pix_keys import KeyType, is_valid_cash_out_key, normalize_key
 from pixgate.runtime import Runtime
 from pixgate.services import outgoing
@@ -38,14 +38,11 @@ class CashOutOrder:
 
 
 def amount_of(value: Decimal) -> int:
-    """Cents of a payment value: at least 0.01 with at most 2 decimals, else PIX_INVALID_AMOUNT."""
+    """Cents of a payment value (`money.amount_cents`), else PIX_INVALID_AMOUNT."""
     try:
-        amount = to_cents(value)
-    except InvalidAmount as exc:  # to_cents's reason, under this route's field name
+        return amount_cents(value)
+    except InvalidAmount as exc:  # the rule's reason, under this route's field name
         raise InvalidAmount(f"value: {exc}") from exc
-    if amount < 1:
-        raise InvalidAmount("value must be at least 0.01")
-    return amount
 
 
 def raise_synchronous_scenario(scenario: str | None) -> None:

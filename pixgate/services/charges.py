@@ -31,7 +31,7 @@ from pixgate.domain.documents import document_kind, is_valid_document, only_docu
 from pixgate.domain.errors import ChargeNotFound, ChargeNotPayable, NotFound, ValidationFailed
 from pixgate.domain.ids import new_end_to_end_id
 from pixgate.domain.labels import ChargeStatus, TransactionKind
-from pixgate.domain.money import InvalidAmount, to_cents
+from pixgate.domain.money import InvalidAmount, amount_cents
 from pixgate.domain.webhooks import EventType
 from pixgate.ledger import journal
 from pixgate.provider.sandbox import synthetic_holder
@@ -264,11 +264,9 @@ async def sandbox_incoming(
 ) -> Received:
     """A PIX from outside, without a charge, received by the caller's account."""
     try:
-        amount = to_cents(value)
+        amount = amount_cents(value)
     except InvalidAmount as exc:
         raise ValidationFailed([f"value: {exc}"]) from exc
-    if amount < 1:
-        raise ValidationFailed(["value must be at least 0.01"])
     counterpart = _external_payer(payer)
     at = _paid_at(rt, paid_at)
     async with rt.db.begin() as conn:

@@ -49,7 +49,7 @@ from pixgate.domain.errors import (
     ValidationFailed,
 )
 from pixgate.domain.ids import new_end_to_end_id
-from pixgate.domain.money import InvalidAmount, to_cents
+from pixgate.domain.money import InvalidAmount, amount_cents
 from pixgate.domain.refunds import REQUESTABLE, Natureza, RefundKind
 from pixgate.provider.base import PaymentResult, ReturnOrder, SettlingBank
 from pixgate.runtime import Runtime
@@ -78,14 +78,11 @@ class Devolucao:
 
 
 def amount_of(value: Decimal | str, field: str) -> int:
-    """Cents of a refund value: at least 0.01 with at most 2 decimals, else a field error."""
+    """Cents of a refund value (`money.amount_cents`), else a field error."""
     try:
-        amount = to_cents(value)
+        return amount_cents(value)
     except InvalidAmount as exc:
         raise ValidationFailed([f"{field}: {exc}"]) from exc
-    if amount < 1:
-        raise ValidationFailed([f"{field}: must be at least 0.01"])
-    return amount
 
 
 def new_external_id() -> str:

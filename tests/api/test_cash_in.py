@@ -232,15 +232,31 @@ class TestValidation:
         assert "errorCode" not in error
         assert await counts(rt) == (0, 0, 0)
 
-    async def test_every_problem_is_listed(self, rt: Runtime, client: httpx.AsyncClient) -> None:
+    @pytest.mark.parametrize(
+        ("changes", "expected"),
+        [
+            (  # the amounts' range and spelling, with the body's shape
+                {
+                    "transaction": {"value": "1.001", "description": ""},
+                    "splits": [split("1e400")],
+                },
+                ["splits.0.value", "transaction.description", "transaction.value"],
+            ),
+            (  # then the service's rules, once the body has its shape
+                {"payer": {"document": "11111111111"}, "splits": [split("1", pixKey="x")]},
+                ["payer.document", "splits.0.pixKey"],
+            ),
+        ],
+    )
+    async def test_every_problem_is_listed(
+        self, rt: Runtime, client: httpx.AsyncClient, changes: dict[str, Any], expected: list[str]
+    ) -> None:
         account = await make_account(rt)
-        body = charge_body(
-            "1.001", payer={"document": "11111111111"}, splits=[split("1", pixKey="x")]
-        )
+        body = charge_body("1.00", **changes)
         response = await client.post(PATH, json=body, headers=await bearer(client, account))
         assert response.status_code == 400
         fields = sorted(m.split(":")[0].split(" ")[0] for m in response.json()["message"])
-        assert fields == ["payer.document", "splits.0.pixKey", "transaction.value"]
+        assert fields == expected
 
     async def test_splits_above_the_amount_net_of_the_fee(
         self, rt: Runtime, client: httpx.AsyncClient

@@ -175,7 +175,8 @@ def test_parameters_are_never_null(document: dict[str, Any]) -> None:
 
 def test_amounts_and_limits_of_section_8(document: dict[str, Any]) -> None:
     schemas = document["components"]["schemas"]
-    number = {"type": "number", "minimum": 0.01, "multipleOf": 0.01}
+    number = {"type": "number", "minimum": 0.01, "maximum": 9999999999.99, "multipleOf": 0.01}
+    string = {"type": "string", "pattern": r"^[0-9]{1,10}(\.[0-9]{1,2})?$"}
     for model, field in [
         ("CashOutRequest", "value"),
         ("CashInTransaction", "value"),
@@ -185,7 +186,15 @@ def test_amounts_and_limits_of_section_8(document: dict[str, Any]) -> None:
         ("RefundOutRequest", "value"),
         ("DictPayment", "amount"),
     ]:
-        assert number in schemas[model]["properties"][field]["anyOf"], model
+        assert schemas[model]["properties"][field]["anyOf"] == [number, string], model
+    central_bank = {"type": "string", "pattern": r"^[0-9]{1,10}\.[0-9]{2}$"}
+    for model, field in [("Valor", "original"), ("DevolucaoRequest", "valor")]:
+        assert central_bank.items() <= schemas[model]["properties"][field].items(), model
+    split = schemas["CashInSplit"]["properties"]["value"]["anyOf"]
+    assert split == [
+        {**number, "multipleOf": 0.0001},
+        {"type": "string", "pattern": r"^[0-9]{1,10}(\.[0-9]{1,4})?$"},
+    ]
     limits = [
         ("CashOutRequest", "description", 140),
         ("CashOutDetails", "name", 100),

@@ -88,6 +88,37 @@ def test_invalid_document_refused(rt: Runtime, env: dict[str, str]) -> None:
     assert "HTTP_ERROR" in out
 
 
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("", "must not be empty"),
+        ("  \t ", "must not be empty"),
+        ("x" * 101, "at most 100 characters"),
+        ("Loja\nFalsa", "control characters (U+000A found)"),
+        ("Loja\x7f", "control characters (U+007F found)"),
+        ("Loja \u2028Nova", "control characters (U+2028 found)"),
+        ("Loja \u202eairaF", "control characters (U+202E found)"),
+    ],
+)
+def test_names_that_are_not_text_are_refused(
+    rt: Runtime, env: dict[str, str], name: str, reason: str
+) -> None:
+    code, out = _invoke(env, "accounts", "create", "--name", name)
+    assert code == 1, out
+    assert "error: HTTP_ERROR: name: must " in out and reason in out
+    assert sql(env, "SELECT count(*) FROM accounts") == 0
+
+
+@pytest.mark.parametrize("name", ["東京商店", "مطعم الشام", "😀", "  Loja  ", "ç" * 100])
+def test_names_in_any_script_are_kept(rt: Runtime, env: dict[str, str], name: str) -> None:
+    code, out = _invoke(env, "accounts", "create", "--name", name, "--json")
+    assert code == 0, out
+    created = json.loads(out)
+    assert sql(env, "SELECT name FROM accounts WHERE id = $1", created["accountId"]) == name.strip()
+    subject = certificates.from_pem(created["certificatePem"]).subject
+    assert subject.startswith("CN=pixgate client ")
+
+
 def test_accounts_list_show_update(rt: Runtime, env: dict[str, str]) -> None:
     _, out = _invoke(env, "accounts", "create", "--name", "Loja", "--json")
     account_id = str(json.loads(out)["accountId"])

@@ -21,6 +21,7 @@ from PIL import Image
 
 from pixgate.domain.brcode import (
     CITY_MAX,
+    NAME_FALLBACK,
     NAME_MAX,
     BrCode,
     InvalidBrCode,
@@ -186,10 +187,30 @@ class TestEncode:
         assert static("k" * 77, "Fulano", "Natal", description="x").description is None
         assert static(EVP, "Fulano", "Natal", description="日本").description is None
 
-    @pytest.mark.parametrize("name", ["", "   ", "日本"])
-    def test_a_name_with_nothing_printable_is_refused(self, name: str) -> None:
+    @pytest.mark.parametrize(
+        "name", ["", "   ", "日本", "東京商店", "مطعم", "😀🎉", "\u0301\u0301"]
+    )
+    def test_a_name_with_nothing_printable_gets_the_fallback(self, name: str) -> None:
+        code = static(EVP, name, "Natal")
+        assert code.merchant_name == NAME_FALLBACK
+        assert decode(encode(code)) == code
+
+    @pytest.mark.parametrize(
+        ("name", "fitted"),
+        [
+            ("Café 東京 Ltda", "Cafe Ltda"),
+            ("  São\tJoão  ", "Sao Joao"),
+            ("Ｆｕｌｌｗｉｄｔｈ", "Fullwidth"),
+            ("Loja 😀 do Zé", "Loja do Ze"),
+        ],
+    )
+    def test_names_keep_what_has_a_printable_form(self, name: str, fitted: str) -> None:
+        assert static(EVP, name, "Natal").merchant_name == fitted
+
+    @pytest.mark.parametrize("city", ["", "   ", "東京"])
+    def test_a_city_with_nothing_printable_is_refused(self, city: str) -> None:
         with pytest.raises(InvalidBrCode, match="no printable"):
-            static(EVP, name, "Natal")
+            static(EVP, "Fulano", city)
 
     @pytest.mark.parametrize(
         ("changes", "message"),

@@ -3,24 +3,32 @@
 from __future__ import annotations
 
 import math
+import re
 from decimal import ROUND_DOWN, Decimal
 from fractions import Fraction
 
+import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pixgate.domain.money import (
+    AMOUNT,
+    AMOUNT_RANGE,
+    CENTRAL_BANK_AMOUNT,
+    MAX_AMOUNT,
     MAX_CENTS,
     InvalidAmount,
     SplitType,
     allocate_splits,
+    amount_cents,
     fee_for,
     format_amount,
+    json_number,
     percent_of,
+    split_value,
     to_cents,
     to_decimal,
-    to_number,
 )
 
 cents = st.integers(min_value=-(10**15), max_value=10**15)
@@ -92,12 +100,90 @@ class TestToCents:
     def test_round_trips_every_representation(self, value: int) -> None:
         assert to_cents(to_decimal(value)) == value
         assert to_cents(format_amount(value)) == value
-        assert to_cents(to_number(value)) == value
 
     @given(cents, st.integers(min_value=1, max_value=9))
     def test_a_third_decimal_is_always_refused(self, value: int, digit: int) -> None:
         with pytest.raises(InvalidAmount):
             to_cents(f"{format_amount(value)}{digit}")
+
+
+class TestClientAmounts:
+    """One range and one spelling for every amount a client sends."""
+
+    @given(st.integers(1, MAX_AMOUNT))
+    def test_every_amount_in_range_is_taken_in_every_form(self, cents: int) -> None:
+        for value in (format_amount(cents), to_decimal(cents), cents / 100):
+            assert amount_cents(value) == cents
+        assert amount_cents(format_amount(cents), CENTRAL_BANK_AMOUNT) == cents
+        if cents % 100 == 0:
+            assert amount_cents(cents // 100) == amount_cents(str(cents // 100)) == cents
+
+    @given(st.integers(MAX_AMOUNT + 1, MAX_CENTS) | st.integers(-MAX_CENTS, 0))
+    def test_every_amount_out_of_range_is_refused(self, cents: int) -> None:
+        with pytest.raises(InvalidAmount, match=re.escape(AMOUNT_RANGE)):
+            amount_cents(to_decimal(cents))
+
+    @pytest.mark.parametrize(
+        "value",
+        [
+            "1e2",
+            "１０",
+            "١٠",
+            "१०",
+            " 10",
+            "10 ",
+            "1_000",
+            ".5",
+            "10.",
+            "10\n",
+            "+1",
+            "-1",
+            "1.000",
+        ],
+    )
+    def test_strings_follow_the_pattern(self, value: str) -> None:
+        with pytest.raises(InvalidAmount, match="digits 0-9"):
+            amount_cents(value)
+        assert re.fullmatch(AMOUNT.pattern, value) is None
+
+    @pytest.mark.parametrize("value", ["10", "10.5"])
+    def test_central_bank_strings_have_two_decimals(self, value: str) -> None:
+        with pytest.raises(InvalidAmount, match="always 2 decimals"):
+            amount_cents(value, CENTRAL_BANK_AMOUNT)
+
+    @pytest.mark.parametrize(
+        "value",
+        [Decimal("1E+400"), Decimal("-1E+400"), Decimal("1E-400"), 10**400, float("inf")],
+    )
+    def test_huge_and_tiny_numbers_are_refused_at_once(self, value: object) -> None:
+        with pytest.raises(InvalidAmount):
+            amount_cents(value)
+        with pytest.raises(InvalidAmount):
+            split_value(value)
+
+    @pytest.mark.parametrize("value", [None, True, [1], {"a": 1}, b"10"])
+    def test_only_numbers_and_strings(self, value: object) -> None:
+        with pytest.raises(InvalidAmount, match="a number, or a string of digits"):
+            amount_cents(value)
+
+    def test_split_values_take_four_places(self) -> None:
+        assert split_value("12.3456") == Decimal("12.3456")
+        with pytest.raises(InvalidAmount, match="digits 0-9"):
+            split_value("12.34567")
+
+
+class TestJsonNumber:
+    @given(st.integers(-MAX_CENTS, MAX_CENTS))
+    def test_amounts_are_written_exactly_with_two_decimals(self, cents: int) -> None:
+        written = orjson.dumps(to_decimal(cents), default=json_number)
+        assert written == format_amount(cents).encode()
+        assert Decimal(written.decode()) == to_decimal(cents)
+
+    def test_nothing_else(self) -> None:
+        with pytest.raises(TypeError):
+            orjson.dumps(Decimal("NaN"), default=json_number)
+        with pytest.raises(TypeError):
+            orjson.dumps(object(), default=json_number)
 
 
 class TestFormatting:
@@ -112,11 +198,6 @@ class TestFormatting:
     )
     def test_format_amount(self, value: int, expected: str) -> None:
         assert format_amount(value) == expected
-
-    def test_to_number(self) -> None:
-        assert to_number(1050) == 10.5
-        assert to_number(1) == 0.01
-        assert isinstance(to_number(0), float)
 
 
 class TestFees:

@@ -6,6 +6,7 @@ from fastapi import APIRouter
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep
 from pixgate.api.errors import CentralBankRoute
+from pixgate.api.responses import JSONResponse, exact
 from pixgate.api.schemas.balances import AccountBalances, StandardBalance
 from pixgate.api.schemas.errors import SimpleError
 from pixgate.services import balances
@@ -16,10 +17,10 @@ router = APIRouter(
 
 
 @router.get("/accounts/balances", response_model=AccountBalances, summary="Account balance")
-async def account_balances(rt: RuntimeDep, who: CurrentAccount) -> AccountBalances:
-    return AccountBalances.of(await balances.get(rt, who.account_id))
+async def account_balances(rt: RuntimeDep, who: CurrentAccount) -> JSONResponse:
+    return exact(AccountBalances.of(await balances.get(rt, who.account_id)))
 
 
 @router.get("/api/balance", response_model=StandardBalance, summary="Balance, standard shape")
-async def standard_balance(rt: RuntimeDep, who: CurrentAccount) -> StandardBalance:
-    return StandardBalance.of(await balances.get(rt, who.account_id))
+async def standard_balance(rt: RuntimeDep, who: CurrentAccount) -> JSONResponse:
+    return exact(StandardBalance.of(await balances.get(rt, who.account_id)))

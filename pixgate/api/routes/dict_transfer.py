@@ -10,10 +10,11 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Response
+from fastapi import APIRouter, Depends, Header
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
 from pixgate.api.errors import CentralBankRoute, Family, openapi_responses
+from pixgate.api.responses import JSONResponse, exact
 from pixgate.api.schemas.dict_transfer import (
     DictTransferRequest,
     DictTransferResponse,
@@ -73,12 +74,11 @@ def idempotency_key(
 )
 async def create_transfer(
     body: DictTransferRequest,
-    response: Response,
     rt: RuntimeDep,
     who: CurrentAccount,
     key: Annotated[uuid.UUID, Depends(idempotency_key)],
     scenario: SandboxScenario,
-) -> DictTransferResponse:
+) -> JSONResponse:
     order = dict_transfer.TransferOrder(
         pix_key=body.pixKey,
         amount=to_cents(body.payment.amount),
@@ -92,6 +92,7 @@ async def create_transfer(
     transfer = await dict_transfer.create(
         rt, who.account_id, order, idempotency_key=key, scenario=scenario
     )
+    answer = exact(DictTransferResponse.of(transfer), status_code=201)
     if transfer.replayed:
-        response.headers["Idempotent-Replayed"] = "true"
-    return DictTransferResponse.of(transfer)
+        answer.headers["Idempotent-Replayed"] = "true"
+    return answer

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Request
 from pixgate.api import rate_limit
 from pixgate.api.deps import CurrentAccount, RuntimeDep
 from pixgate.api.params import Page, PageSize
+from pixgate.api.responses import JSONResponse, exact
 from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.common import Timestamp
 from pixgate.api.schemas.errors import ApiError
@@ -38,7 +39,7 @@ async def list_med(
     ] = None,
     page: Page = 1,
     pageSize: PageSize = 20,
-) -> MedPage:
+) -> JSONResponse:
     await rate_limit.enforce(
         request, rt, rate_limit.item(rt.settings.med_rate_limit), "med", who.account_id
     )
@@ -47,7 +48,7 @@ async def list_med(
         who.account_id,
         med.CaseQuery(status, isReconciled, startDate, endDate, page, pageSize),
     )
-    return MedPage(
+    page_of_cases = MedPage(
         data=[MedItem.model_validate(wire(case)) for case in found.cases],
         metadata=MedMetadata(
             total=found.total,
@@ -56,3 +57,4 @@ async def list_med(
             total_pages=found.total_pages,
         ),
     )
+    return exact(page_of_cases)

@@ -13,11 +13,12 @@ from fastapi import APIRouter, Path
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
 from pixgate.api.errors import Family, openapi_responses
+from pixgate.api.responses import JSONResponse, exact
 from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.common import iso
 from pixgate.api.schemas.refunds import RefundInRequest, RefundInResponse
 from pixgate.domain import errors
-from pixgate.domain.money import to_number
+from pixgate.domain.money import to_decimal
 from pixgate.services import refunds
 
 router = APIRouter(route_class=PixgateRoute, tags=["refunds"])
@@ -47,7 +48,7 @@ async def refund_in(
     rt: RuntimeDep,
     who: CurrentAccount,
     scenario: SandboxScenario,
-) -> RefundInResponse:
+) -> JSONResponse:
     order = refunds.RefundOrder(
         amount=refunds.amount_of(body.refundValue, "refundValue"),
         external_id=body.externalId or refunds.new_external_id(),
@@ -55,11 +56,12 @@ async def refund_in(
     )
     refund = await refunds.refund_in(rt, who.account_id, original, order, scenario=scenario)
     assert refund.external_id is not None and refund.provider_transaction_id is not None
-    return RefundInResponse(
+    answer = RefundInResponse(
         transaction_id=str(refund.transaction_id),
         external_id=refund.external_id,
         status=refund.status,
-        refund_value=to_number(refund.amount),
+        refund_value=to_decimal(refund.amount),
         provider_transaction_id=refund.provider_transaction_id,
         generate_time=iso(refund.created_at) or "",
     )
+    return exact(answer, status_code=201)

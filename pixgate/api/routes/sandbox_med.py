@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.api.responses import JSONResponse, exact
 from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.med import MedItem, SandboxMedAnalysis, SandboxMedRequest
@@ -31,13 +32,13 @@ CaseId = Annotated[int, Path(ge=1, le=2**63 - 1, description="the MED case's id"
     summary="Open a MED case (or cancel one, with reason REFUND_CANCELLATION)",
     responses={409: {"model": ApiError}},
 )
-async def open_case(body: SandboxMedRequest, rt: RuntimeDep, who: CurrentAccount) -> MedItem:
+async def open_case(body: SandboxMedRequest, rt: RuntimeDep, who: CurrentAccount) -> JSONResponse:
     case = await med.request(
         rt,
         who.account_id,
         med.CaseRequest(body.end_to_end_id, body.reason, body.cause, body.description),
     )
-    return MedItem.model_validate(wire(case))
+    return exact(MedItem.model_validate(wire(case)), status_code=201)
 
 
 @router.post(
@@ -48,6 +49,6 @@ async def open_case(body: SandboxMedRequest, rt: RuntimeDep, who: CurrentAccount
 )
 async def analyse(
     id: CaseId, body: SandboxMedAnalysis, rt: RuntimeDep, who: CurrentAccount
-) -> MedItem:
+) -> JSONResponse:
     case = await med.analyse(rt, who.account_id, id, body.result, body.details)
-    return MedItem.model_validate(wire(case))
+    return exact(MedItem.model_validate(wire(case)))

@@ -15,6 +15,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.api.responses import JSONResponse, exact
 from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.common import iso
 from pixgate.api.schemas.errors import ApiError
@@ -25,7 +26,7 @@ from pixgate.api.schemas.sandbox_pix import (
     SandboxPayer,
     SandboxPayRequest,
 )
-from pixgate.domain.money import to_number
+from pixgate.domain.money import to_decimal
 from pixgate.services import charges, refunds
 
 router = APIRouter(
@@ -88,13 +89,14 @@ async def refund_out(
     body: RefundOutRequest,
     rt: RuntimeDep,
     who: CurrentAccount,
-) -> RefundOutResponse:
+) -> JSONResponse:
     refund = await refunds.refund_out(rt, who.account_id, original, body.value)
     assert refund.end_to_end_id is not None
-    return RefundOutResponse(
+    answer = RefundOutResponse(
         transaction_id=str(refund.transaction_id),
         end_to_end_id=refund.end_to_end_id,
         status="CONFIRMED",
-        value=to_number(refund.amount),
+        value=to_decimal(refund.amount),
         generate_time=iso(refund.created_at) or "",
     )
+    return exact(answer, status_code=201)

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep
 from pixgate.api.params import Day, Page, PageSize
+from pixgate.api.responses import JSONResponse, exact
 from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.transactions import TransactionPage
@@ -35,7 +36,7 @@ async def list_transactions(
     endDate: Day = None,
     externalId: str | None = None,
     endToEndId: str | None = None,
-) -> TransactionPage:
+) -> JSONResponse:
     result = await transactions.statement(
         rt,
         who.account_id,
@@ -43,7 +44,7 @@ async def list_transactions(
             page, size, status, type, startDate, endDate, externalId, endToEndId
         ),
     )
-    return TransactionPage.of(result)
+    return exact(TransactionPage.of(result))
 
 
 @router.get(
@@ -61,11 +62,11 @@ async def list_by_pix_key(
     type: Operation | None = None,
     startDate: Day = None,
     endDate: Day = None,
-) -> TransactionPage:
+) -> JSONResponse:
     result = await transactions.by_pix_key(
         rt,
         who.account_id,
         pixKey,
         transactions.ListQuery(page, size, status, type, startDate, endDate),
     )
-    return TransactionPage.of(result)
+    return exact(TransactionPage.of(result))

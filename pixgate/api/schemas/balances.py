@@ -6,15 +6,15 @@ GET /accounts/balances is a hot route: each answer is validated once, by field n
 
 from __future__ import annotations
 
-from pixgate.api.schemas.common import BuiltModel, iso
-from pixgate.domain.money import to_number
+from pixgate.api.schemas.common import BuiltModel, Money, iso
+from pixgate.domain.money import to_decimal
 from pixgate.services.balances import Balance
 
 
 class BalanceAmount(BuiltModel):
-    available: float
-    blocked: float
-    overdraft: float
+    available: Money
+    blocked: Money
+    overdraft: Money
 
 
 class BalanceItem(BuiltModel):
@@ -28,9 +28,9 @@ class AccountBalances(BuiltModel):
     @classmethod
     def of(cls, balance: Balance) -> AccountBalances:
         amounts = {
-            "available": to_number(balance.available),
-            "blocked": to_number(balance.blocked),
-            "overdraft": 0.0,
+            "available": to_decimal(balance.available),
+            "blocked": to_decimal(balance.blocked),
+            "overdraft": to_decimal(0),
         }
         return cls.model_validate(
             {"data": [{"event_date": iso(balance.at), "balance_amount": amounts}]}
@@ -38,18 +38,18 @@ class AccountBalances(BuiltModel):
 
 
 class StandardBalance(BuiltModel):
-    gross_balance: float
-    blocked_balance: float
-    net_balance: float
+    gross_balance: Money
+    blocked_balance: Money
+    net_balance: Money
     consulted_at: str
 
     @classmethod
     def of(cls, balance: Balance) -> StandardBalance:
         return cls.model_validate(
             {
-                "gross_balance": to_number(balance.available + balance.blocked),
-                "blocked_balance": to_number(balance.blocked),
-                "net_balance": to_number(balance.available),
+                "gross_balance": to_decimal(balance.available + balance.blocked),
+                "blocked_balance": to_decimal(balance.blocked),
+                "net_balance": to_decimal(balance.available),
                 "consulted_at": iso(balance.at),
             }
         )

@@ -1,30 +1,25 @@
 """POST /api/pix/cash-in bodies (4.3, 2.3).
 
-Shape and lengths are checked here; amounts, documents, split keys and the splits' total
-are the service's (`services.cash_in.validate`), so every failure is one 400 HTTP_ERROR
-with a message array, as 7.4 says.
+Shape, lengths and the amounts' range and spelling are checked here; documents, split keys,
+the splits' places and total are the service's (`services.cash_in.validate`), so every
+failure is one 400 HTTP_ERROR with a message array, as 7.4 says.
 """
 
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_CPF, Amount, ApiModel, example
+from pixgate.api.schemas.common import (
+    DOCUMENT,
+    EXAMPLE_CPF,
+    Amount,
+    ApiModel,
+    SplitValue,
+    example,
+)
 from pixgate.domain.pix_keys import SplitKeyType
-
-SplitValue = Annotated[
-    Decimal,
-    WithJsonSchema(
-        {
-            "anyOf": [{"type": "number", "minimum": 0.01}, {"type": "string"}],
-            "description": "at least 0.01; FIXED: BRL with at most 2 decimals; PERCENTAGE: percent "
-            "of the gross amount (10 means 10%)",
-        }
-    ),
-]
 
 
 class CashInTransaction(BaseModel):

@@ -1,7 +1,7 @@
 """POST /api/pix/cash-out bodies (4.2, 2.2).
 
-Amount and key rules are the service's, so they answer their own codes
-(PIX_INVALID_AMOUNT, PIX_INVALID_PIX_KEY) rather than a generic field error.
+A bad amount answers PIX_INVALID_AMOUNT (`PixAmount`), and key rules are the service's, so
+they answer PIX_INVALID_PIX_KEY rather than a generic field error.
 """
 
 from __future__ import annotations
@@ -10,7 +10,14 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_CPF, Amount, BuiltModel, example, iso
+from pixgate.api.schemas.common import (
+    DOCUMENT,
+    EXAMPLE_CPF,
+    BuiltModel,
+    PixAmount,
+    example,
+    iso,
+)
 from pixgate.domain.pix_keys import KeyType
 from pixgate.services.outgoing import CashOut
 
@@ -49,7 +56,7 @@ class CashOutRequest(BaseModel):
         ),
     )
 
-    value: Amount
+    value: PixAmount
     externalId: str = Field(min_length=1, max_length=255)
     description: str | None = Field(default=None, max_length=140)
     details: CashOutDetails

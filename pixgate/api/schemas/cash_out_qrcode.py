@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.api.schemas.cash_out import CashOutResponse
-from pixgate.api.schemas.common import DOCUMENT, Amount, example
+from pixgate.api.schemas.common import DOCUMENT, PixAmount, example
 from pixgate.domain import brcode
 
 EXAMPLE_CODE = brcode.encode(brcode.static("loja@example.com", "Loja Exemplo", "Sao Paulo", 1000))
@@ -25,8 +25,8 @@ class QrCashOutRequest(BaseModel):
         ),
     )
 
-    value: Amount = Field(
-        description="BRL, at least 0.01, at most 2 decimals; equal to the "
+    value: PixAmount = Field(
+        description="BRL, from 0.01 to 9999999999.99 with at most 2 decimals; equal to the "
         "code's amount when it has one"
     )
     qrCode: str = Field(

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from pixgate.api.schemas.common import EXAMPLE_CPF, ApiModel, example, iso
+from pixgate.api.schemas.common import EXAMPLE_CPF, ApiModel, CentralBankAmount, example, iso
 from pixgate.domain.documents import is_valid_cnpj, is_valid_cpf
 from pixgate.domain.labels import ChargeStatus
 from pixgate.domain.money import format_amount
 from pixgate.services.cob import Cob
-
-AMOUNT = r"^\d{1,10}\.\d{2}$"
 
 
 class Calendario(BaseModel):
@@ -42,15 +40,8 @@ class Devedor(BaseModel):
 
 
 class Valor(BaseModel):
-    original: str = Field(pattern=AMOUNT)
+    original: CentralBankAmount
     modalidadeAlteracao: Literal[0, 1] = 0
-
-    @field_validator("original")
-    @classmethod
-    def _positive(cls, value: str) -> str:
-        if float(value) <= 0:
-            raise ValueError("valor.original must be above 0.00")
-        return value
 
 
 class InfoAdicional(BaseModel):

@@ -3,9 +3,10 @@ queries take (amounts, documents, instants), each described once for the OpenAPI
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 from pydantic import (
     AfterValidator,
@@ -13,11 +14,15 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    PlainSerializer,
+    PlainValidator,
     WithJsonSchema,
 )
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
+from pixgate.domain import money
+from pixgate.domain.money import MAX_AMOUNT, MIN_AMOUNT, InvalidAmount, format_amount, to_decimal
 from pixgate.timestamps import DATE_TIME_PATTERN, is_iso_date_time, iso
 
 __all__ = [
@@ -26,6 +31,10 @@ __all__ = [
     "ApiModel",
     "AwareTimestamp",
     "BuiltModel",
+    "CentralBankAmount",
+    "Money",
+    "PixAmount",
+    "SplitValue",
     "Timestamp",
     "example",
     "iso",
@@ -59,17 +68,94 @@ def example(value: dict[str, Any]) -> dict[str, Any]:
     return {"examples": [value]}
 
 
+AMOUNT_ERROR = "amount"
+"""pydantic's error type for an amount refused where the request is parsed: a field error."""
+_LOWEST, _HIGHEST = float(to_decimal(MIN_AMOUNT)), float(to_decimal(MAX_AMOUNT))
 AMOUNT_SCHEMA: dict[str, Any] = {
     "anyOf": [
-        {"type": "number", "minimum": 0.01, "multipleOf": 0.01},
-        {"type": "string", "pattern": r"^[0-9]{1,17}(\.[0-9]{1,2})?$"},
+        {"type": "number", "minimum": _LOWEST, "maximum": _HIGHEST, "multipleOf": 0.01},
+        {"type": "string", "pattern": money.AMOUNT.pattern},
     ],
-    "description": "BRL, at least 0.01, at most 2 decimal places (never rounded: more is "
-    "refused); a JSON number, or the same as a string.",
+    "description": "BRL, from 0.01 to 9999999999.99 with at most 2 decimal places (never "
+    "rounded: more is refused); a JSON number, or the same written with the digits 0-9 as a "
+    "string.",
 }
-Amount = Annotated[Decimal, WithJsonSchema(AMOUNT_SCHEMA)]
-"""A BRL amount as the OpenAPI document shows it. Checked by the service, not here, so each
-route answers its own code (PIX_INVALID_AMOUNT on cash-out, a field error elsewhere)."""
+
+
+def _checked(rule: Callable[[object], Any], error_type: str) -> PlainValidator:
+    """The validator of an amount field: `rule` (a `domain.money` check) runs on the value as
+    parsed, and its InvalidAmount is a failure of type `error_type` giving the rule's reason."""
+
+    def validate(value: object) -> Any:
+        try:
+            return rule(value)
+        except InvalidAmount as exc:
+            raise PydanticCustomError(error_type, "{reason}", {"reason": str(exc)}) from exc
+
+    return PlainValidator(validate)
+
+
+def _decimal_amount(value: object) -> Decimal:
+    return to_decimal(money.amount_cents(value))
+
+
+Amount = Annotated[Decimal, _checked(_decimal_amount, AMOUNT_ERROR), WithJsonSchema(AMOUNT_SCHEMA)]
+"""A BRL amount: the one range and spelling of `domain.money`, checked where the request is
+parsed; a bad one is a field error (`value: must be from 0.01 to 9999999999.99`)."""
+PixAmount = Annotated[
+    Decimal, _checked(_decimal_amount, InvalidAmount.code), WithJsonSchema(AMOUNT_SCHEMA)
+]
+"""The same amount on the routes whose spec answers a bad one with PIX_INVALID_AMOUNT (the
+cash-outs): `pixgate.api.errors` answers that code when it is a request's only problem."""
+
+
+def _central_bank_amount(value: object) -> str:
+    return format_amount(money.amount_cents(value, money.CENTRAL_BANK_AMOUNT))
+
+
+CentralBankAmount = Annotated[
+    str,
+    _checked(_central_bank_amount, AMOUNT_ERROR),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": money.CENTRAL_BANK_AMOUNT.pattern,
+            "description": "BRL, from 0.01 to 9999999999.99, always 2 decimal places",
+        }
+    ),
+]
+"""An amount of the Central-Bank-style routes: a string with exactly 2 decimals."""
+SplitValue = Annotated[
+    Decimal,
+    _checked(money.split_value, AMOUNT_ERROR),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "number", "minimum": _LOWEST, "maximum": _HIGHEST, "multipleOf": 0.0001},
+                {"type": "string", "pattern": money.SPLIT_VALUE.pattern},
+            ],
+            "description": "from 0.01 to 9999999999.99; FIXED: BRL with at most 2 decimals; "
+            "PERCENTAGE: percent of the gross amount (10 means 10%), at most 4 decimals",
+        }
+    ),
+]
+"""A split's value, in the amounts' range; its places are checked with the other splits."""
+
+
+def _not_in_json_mode(value: Decimal) -> NoReturn:
+    raise TypeError(
+        "an answer with amounts is rendered by pixgate.api.responses.exact: pydantic's JSON "
+        "mode would write them as strings"
+    )
+
+
+Money = Annotated[
+    Decimal,
+    PlainSerializer(_not_in_json_mode, return_type=Any, when_used="json"),
+    WithJsonSchema({"type": "number", "description": "BRL, 2 decimals"}),
+]
+"""An amount in an answer (`domain.money.to_decimal` of the cents): written as the exact JSON
+number it is by `responses.exact`, with two decimals (`1234.50`), whatever its size."""
 
 _SEP = "[./ -]*"
 DOCUMENT_PATTERN = (

@@ -8,7 +8,6 @@ domain (`dict_key_type`, `is_valid_document`), the same rules every other endpoi
 from __future__ import annotations
 
 import uuid
-from decimal import Decimal
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -20,9 +19,9 @@ from pydantic import (
     model_validator,
 )
 
-from pixgate.api.schemas.common import DOCUMENT, Amount, ApiModel, example, iso
+from pixgate.api.schemas.common import DOCUMENT, Amount, ApiModel, Money, example, iso
 from pixgate.domain.documents import is_valid_document, only_document_chars
-from pixgate.domain.money import InvalidAmount, to_cents, to_number
+from pixgate.domain.money import to_decimal
 from pixgate.domain.pix_keys import DICT_KEY_PATTERN, MAX_EMAIL, dict_key_type
 from pixgate.services.dict_transfer import Transfer
 
@@ -47,17 +46,6 @@ class DictPayment(BaseModel):
     def _brl(cls, value: str) -> str:
         if value != "BRL":
             raise ValueError("currency must be BRL")
-        return value
-
-    @field_validator("amount")
-    @classmethod
-    def _money(cls, value: Decimal) -> Decimal:
-        try:
-            cents = to_cents(value)
-        except InvalidAmount as exc:
-            raise ValueError("amount must have at most 2 decimal places") from exc
-        if cents <= 0:
-            raise ValueError("amount must be greater than 0")
         return value
 
 
@@ -135,7 +123,7 @@ TYPE_OF_STATUS: dict[str, Literal["PENDING", "COMPLETED", "ERROR"]] = {
 
 
 class DictPaymentAmount(ApiModel):
-    amount: float
+    amount: Money
 
 
 class DictTransferResponse(ApiModel):
@@ -153,6 +141,6 @@ class DictTransferResponse(ApiModel):
             end_to_end_id=transfer.end_to_end_id,
             event_date=iso(transfer.processed_at or transfer.created_at) or "",
             id=transfer.id,
-            payment=DictPaymentAmount(amount=to_number(transfer.amount)),
+            payment=DictPaymentAmount(amount=to_decimal(transfer.amount)),
             type=TYPE_OF_STATUS[transfer.status],
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field
 
-from pixgate.api.schemas.common import ApiModel, example
+from pixgate.api.schemas.common import ApiModel, Money, example
 from pixgate.domain.med import AnalysisResult, MedCause, MedReason, MedStatus
 
 EXAMPLE_END_TO_END_ID = "E60701190202611221410Ab12345678c"
@@ -16,7 +16,7 @@ class MedBank(ApiModel):
 
 
 class MedOriginalTransaction(ApiModel):
-    amount: float = Field(description="BRL")
+    amount: Money = Field(description="BRL")
     type: str = Field(examples=["PIX"])
     transaction_type: str = Field(examples=["CASH_IN"])
     name: str | None = Field(description="the payer")
@@ -38,7 +38,7 @@ class MedItem(ApiModel):
     original_transaction: MedOriginalTransaction | None
     is_reconciled: bool = Field(description="the disputed PIX is one this account received")
     original_transaction_id: int | None = Field(description="its local id when reconciled")
-    blocked_amount: float = Field(
+    blocked_amount: Money = Field(
         description="BRL held while the case was under analysis (up to the available balance)"
     )
     created_at: str

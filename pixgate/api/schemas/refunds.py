@@ -8,11 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.api.schemas.common import Amount, ApiModel, example
+from pixgate.api.schemas.common import Amount, ApiModel, CentralBankAmount, Money, example
 from pixgate.domain.refunds import REFUND_ID_PATTERN, DevolucaoStatus, Natureza
 
-VALOR = r"^\d{1,10}\.\d{2}$"
-"""A Central-Bank amount: a string with exactly 2 decimal places."""
 MAX_DESCRIPTION = 140
 """What the pacs.004's RemittanceInformation holds."""
 
@@ -41,7 +39,7 @@ class RefundInResponse(ApiModel):
     transaction_id: str
     external_id: str
     status: Literal["PENDING", "CONFIRMED", "ERROR"]
-    refund_value: float
+    refund_value: Money
     provider_transaction_id: str = Field(
         description="UUID at the provider; the refund's webhooks carry it in "
         "`metadata.providerTransactionId`"
@@ -56,7 +54,7 @@ class DevolucaoRequest(BaseModel):
         ),
     )
 
-    valor: str = Field(pattern=VALOR, description="BRL, at least 0.01, 2 decimal places")
+    valor: CentralBankAmount
     natureza: Literal["ORIGINAL", "RETIRADA"] = Field(
         default="ORIGINAL",
         description="MED_OPERACIONAL and MED_FRAUDE are only answered, never accepted",
@@ -94,5 +92,5 @@ class RefundOutResponse(ApiModel):
     transaction_id: str
     end_to_end_id: str
     status: Literal["CONFIRMED"]
-    value: float
+    value: Money
     generate_time: str

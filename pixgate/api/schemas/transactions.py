@@ -12,11 +12,11 @@ from typing import Any
 
 from pydantic import Field
 
-from pixgate.api.schemas.common import BuiltModel, iso
+from pixgate.api.schemas.common import BuiltModel, Money, iso
 from pixgate.db.transactions import Transaction
 from pixgate.domain.labels import MOVEMENT_TYPES, OPERATION_LABELS, STATUS_LABELS
 from pixgate.domain.masking import mask_document
-from pixgate.domain.money import to_number
+from pixgate.domain.money import to_decimal
 from pixgate.services.transactions import Page
 
 
@@ -40,9 +40,9 @@ class ListedTransaction(BuiltModel):
     status: str
     operation_type: str
     movement_type: str
-    original_amount: float
-    fee_amount: float
-    final_amount: float
+    original_amount: Money
+    fee_amount: Money
+    final_amount: Money
     end_to_end_id: str | None
     created_at: str
     processed_at: str | None
@@ -63,9 +63,9 @@ class ListedTransaction(BuiltModel):
             "status": STATUS_LABELS[row.status],
             "operation_type": OPERATION_LABELS[operation],
             "movement_type": movement,
-            "original_amount": to_number(amount),
-            "fee_amount": to_number(fee),
-            "final_amount": to_number(amount - fee if movement == "CREDIT" else amount + fee),
+            "original_amount": to_decimal(amount),
+            "fee_amount": to_decimal(fee),
+            "final_amount": to_decimal(amount - fee if movement == "CREDIT" else amount + fee),
             "end_to_end_id": row.end_to_end_id,
             "created_at": iso(row.created_at),
             "processed_at": iso(row.processed_at),

@@ -7,8 +7,27 @@
 -- revenue), `sandbox_funding` (seeded sandbox money). Every move updates the cached
 -- balances and writes one journal entry whose postings sum to zero, in the caller's
 -- transaction; `pixgate ledger verify` checks both.
+--
+-- An account's total (available + blocked) never passes the largest bigint: money arrives
+-- only through ledger_add, which refuses a credit past it, so the moves between the two
+-- books (hold, void) can never overflow either. Like any sum PostgreSQL cannot store, the
+-- refusal is SQLSTATE 22003 (numeric_value_out_of_range), which the API answers as a 400.
 
-DROP FUNCTION IF EXISTS ledger_hold, ledger_post, ledger_void, ledger_credit, ledger_fund;
+DROP FUNCTION IF EXISTS ledger_add, ledger_hold, ledger_post, ledger_void, ledger_credit, ledger_fund;
+
+-- p_amount more in the account's available balance, or 22003 when its total would pass the
+-- largest bigint (nothing written).
+CREATE FUNCTION ledger_add(p_account bigint, p_amount bigint)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE accounts SET available = available + p_amount
+    WHERE id = p_account AND available::numeric + blocked + p_amount <= 9223372036854775807;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'the balance of account % cannot take % more cents', p_account, p_amount
+            USING ERRCODE = 'numeric_value_out_of_range';
+    END IF;
+END
+$$;
 
 -- available -> blocked, guarded: concurrent holds serialise on the account row and none can
 -- overdraw. The account's row as the hold left it (locked until the caller commits), so a
@@ -81,7 +100,7 @@ CREATE FUNCTION ledger_credit(
 DECLARE
     v_entry bigint := nextval('ledger_entry_seq');
 BEGIN
-    UPDATE accounts SET available = available + (p_amount - p_fee) WHERE id = p_account;
+    PERFORM ledger_add(p_account, p_amount - p_fee);
     INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
     VALUES (v_entry, NULL, 'settlement', -p_amount, p_transaction, 'credit'),
            (v_entry, p_account, 'available', p_amount - p_fee, p_transaction, 'credit'),
@@ -95,7 +114,7 @@ RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     v_entry bigint := nextval('ledger_entry_seq');
 BEGIN
-    UPDATE accounts SET available = available + p_amount WHERE id = p_account;
+    PERFORM ledger_add(p_account, p_amount);
     INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
     VALUES (v_entry, p_account, 'available', p_amount, NULL, p_memo),
            (v_entry, NULL, 'sandbox_funding', -p_amount, NULL, p_memo);
