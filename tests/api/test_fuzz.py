@@ -10,9 +10,12 @@ seeded account that owns a few objects, so lookups can hit. Every answer must:
 - have a body that validates against the schema declared for that status
   (`response_schema_conformance`), in the declared media type (`content_type_conformance`).
 
-Stateless, derandomized (the same cases every run) and small enough for CI. The app makes no
-connection outside this machine: host resolution for webhooks is replaced so that only the
-seeded receiver (a reserved loopback port nobody listens on) resolves.
+Amounts get values across their whole declared range and just outside it, and names text in
+any script (`fuzz_fields`), where schemathesis' own generation never went. Stateless,
+derandomized (the same cases every run) and small enough for CI, which runs it as part of the
+suite. The app makes no connection outside this machine: host resolution for webhooks is
+replaced so that only the seeded receiver (a reserved loopback port nobody listens on)
+resolves.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ import pytest
 import schemathesis
 from fastapi.routing import APIRoute, iter_route_contexts
 from hypothesis import HealthCheck, settings
+from hypothesis.strategies import SearchStrategy
 from schemathesis.checks import not_a_server_error
+from schemathesis.hooks import HookContext
 from schemathesis.python import asgi
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -40,6 +45,7 @@ from pixgate.domain.errors import UnsafeWebhookDestination
 from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks import transport
+from tests.api.fuzz_fields import body_fields, refill
 from tests.helpers import bearer, make_account
 
 CHECKS = [
@@ -202,8 +208,18 @@ def with_examples(document: dict[str, Any], seed: Seed) -> dict[str, Any]:
 @pytest.fixture
 def api_schema(rt: Runtime, seed: Seed) -> Iterator[schemathesis.BaseSchema]:
     app = create_app(rt.settings)  # its own runtime, started by schemathesis' ASGI client
-    loaded = schemathesis.openapi.from_dict(with_examples(app.openapi(), seed))
+    document = with_examples(app.openapi(), seed)
+    loaded = schemathesis.openapi.from_dict(document)
     loaded.app = app
+    fields = body_fields(document)
+
+    @loaded.hook
+    def flatmap_body(context: HookContext, body: Any) -> SearchStrategy[Any]:
+        """Amounts across their range and names in any script (`fuzz_fields`)."""
+        assert context.operation is not None
+        operation = (context.operation.method.upper(), context.operation.path)
+        return refill(body, fields.get(operation, {}))
+
     yield loaded
     asgi.shutdown_lifespans()  # closes that runtime's pool before the next test empties the DB
 
@@ -255,3 +271,36 @@ def test_the_sweep_sees_every_operation(rt: Runtime) -> None:
         for method in route.methods or ()
     }
     assert routes == operations
+
+
+def test_the_sweep_fills_every_amount_and_name(rt: Runtime) -> None:
+    """The fields `fuzz_fields` finds in the document, where its strategies go."""
+    found = {
+        (method, path, ".".join(field))
+        for (method, path), fields in body_fields(create_app(rt.settings).openapi()).items()
+        for field in fields
+    }
+    assert found == {
+        ("POST", "/api/pix/cash-in", "transaction.value"),
+        ("POST", "/api/pix/cash-in", "splits.*.value"),
+        ("POST", "/api/pix/cash-in", "payer.fullName"),
+        ("POST", "/api/pix/cash-in", "splits.*.name"),
+        ("POST", "/api/pix/cash-out", "value"),
+        ("POST", "/api/pix/cash-out", "details.name"),
+        ("POST", "/api/pix/cash-out-qrcode", "value"),
+        ("POST", "/api/pix/cash-out-qrcode", "name"),
+        ("POST", "/api/pix/refund-in/{id}", "refundValue"),
+        ("POST", "/dict/pix", "payment.amount"),
+        ("PUT", "/cob/{txid}", "valor.original"),
+        ("PUT", "/cob/{txid}", "devedor.nome"),
+        ("PUT", "/cob/{txid}", "infoAdicionais.*.nome"),
+        ("PATCH", "/cob/{txid}", "valor.original"),
+        ("PATCH", "/cob/{txid}", "devedor.nome"),
+        ("PATCH", "/cob/{txid}", "infoAdicionais.*.nome"),
+        ("PUT", "/pix/{e2eid}/devolucao/{id}", "valor"),
+        ("POST", "/sandbox/dict/keys", "name"),
+        ("POST", "/sandbox/pix/pay", "payer.name"),
+        ("POST", "/sandbox/pix/incoming", "value"),
+        ("POST", "/sandbox/pix/incoming", "payer.name"),
+        ("POST", "/sandbox/pix/{transactionId}/refund-out", "value"),
+    }
