@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Literal
 
@@ -25,6 +25,9 @@ import orjson
 # one class for every bad amount: re-exported, so the callers of to_cents catch it from here
 from pixgate.domain.errors import InvalidAmount as InvalidAmount
 
+CENT = Decimal("0.01")
+_CENTS = Context(prec=28, rounding=ROUND_HALF_EVEN, traps=[InvalidOperation])
+"""The context of the cents conversion, whatever the caller's: 28 digits hold any cents."""
 MAX_CENTS = 2**63 - 1
 """Sums are stored as PostgreSQL `bigint` cents; anything larger cannot be kept."""
 MIN_AMOUNT = 1
@@ -80,23 +83,19 @@ def to_cents(value: Decimal | int | float | str) -> int:
     if amount.is_zero():
         return 0
     # `adjusted()` is the exponent of the leading digit: checking it first keeps a value such
-    # as 1E+999999 from ever being expanded into a huge integer.
+    # as 1E+999999 from ever being expanded. Then the value has at most 19 digits before the
+    # point, so its cents fit the context's 28 digits: quantizing is exact or rounds, and
+    # comparing tells which, without expanding the coefficient of a value written with a
+    # million decimals into an integer.
     if amount.adjusted() > 18:
         raise InvalidAmount("the amount is too large")
-    sign, digits, exponent = amount.as_tuple()
-    assert isinstance(exponent, int)  # finite values have an integer exponent
-    coefficient = int("".join(map(str, digits)))
-    shift = exponent + 2  # the power of ten that turns the coefficient into cents
-    scale: int = 10 ** abs(shift)
-    if shift >= 0:
-        cents = coefficient * scale
-    else:
-        cents, rest = divmod(coefficient, scale)
-        if rest:
-            raise InvalidAmount("the amount has more than 2 decimal places")
-    if cents > MAX_CENTS:
+    in_cents = amount.quantize(CENT, context=_CENTS)
+    if in_cents != amount:
+        raise InvalidAmount("the amount has more than 2 decimal places")
+    cents = int(in_cents.scaleb(2, context=_CENTS))
+    if abs(cents) > MAX_CENTS:
         raise InvalidAmount("the amount is too large")
-    return -cents if sign else cents
+    return cents
 
 
 def to_decimal(cents: int) -> Decimal:
@@ -150,10 +149,19 @@ def amount_cents(value: object, spelling: Spelling = AMOUNT) -> int:
     return to_cents(_in_range(value, spelling))
 
 
+SPLIT_PLACES = Decimal("0.0001")
+"""A split's value has at most 4 decimals (a PERCENTAGE; a FIXED one is an amount, 2), the
+precision of the column that keeps it."""
+
+
 def split_value(value: object) -> Decimal:
-    """A split's value as a client sent it, in the amounts' range; its places are the rule
-    of its type (FIXED: 2, PERCENTAGE: 4), checked with the other splits."""
-    return _in_range(value, SPLIT_VALUE)
+    """A split's value as a client sent it, in the amounts' range with at most 4 decimals,
+    written with exactly 4 (a value written with a million zeros is kept as 1.0000)."""
+    number = _in_range(value, SPLIT_VALUE)
+    kept = number.quantize(SPLIT_PLACES, context=_CENTS)
+    if kept != number:
+        raise InvalidAmount("a split's value has at most 4 decimal places")
+    return kept
 
 
 def json_number(value: object) -> orjson.Fragment:

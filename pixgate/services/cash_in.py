@@ -45,8 +45,6 @@ from pixgate.services.charges import FEE_KEY
 from pixgate.services.locations import location_url, new_location_token
 
 KIND = TransactionKind.CASH_IN
-PERCENT_PLACES = 4
-"""charge_splits.value is numeric(20, 4): a finer percentage could not be kept as sent."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +108,6 @@ def _split_problems(index: int, split: SplitOrder, problems: list[str]) -> None:
         return
     if split.type == "FIXED":
         _cents(value, f"{where}.value", problems)
-    elif value != value.quantize(Decimal(1).scaleb(-PERCENT_PLACES)):
-        problems.append(f"{where}.value: a percentage has at most {PERCENT_PLACES} decimals")
 
 
 def splits_total(amount: int, splits: list[SplitOrder]) -> Decimal:

@@ -235,6 +235,26 @@ async def test_json_numbers_are_read_exactly(rt: Runtime, client: httpx.AsyncCli
     assert (await footprint(rt))["transactions"] == 0
 
 
+@pytest.mark.parametrize(
+    "written", ["1." + "0" * 900_000 + "1", "0." + "0" * 900_000 + "1", "1." + "0" * 900_000]
+)
+async def test_a_number_written_with_a_million_digits_is_cheap(
+    rt: Runtime, client: httpx.AsyncClient, written: str
+) -> None:
+    """Converting its digits to an integer (Python refuses past 4,300) answered 500."""
+    account = await make_account(rt, balance="100.00")
+    headers = await bearer(client, account)
+    paid = await post_json(client, "/api/pix/cash-out", headers, cash_out("0"), value=written)
+    if written.endswith("1"):
+        assert paid.status_code == 400 and paid.json()["code"] == "PIX_INVALID_AMOUNT"
+    else:  # exactly 1.00, however many zeros it is written with
+        assert paid.status_code == 201, paid.text
+        await drain(rt)
+    split_body = cash_in(splits=[split("0", "FIXED")])
+    charged = await post_json(client, "/api/pix/cash-in", headers, split_body, value=written)
+    assert charged.status_code == (400 if written.endswith("1") else 201), charged.text
+
+
 @pytest.mark.parametrize("kind", ["PERCENTAGE", "FIXED"])
 @pytest.mark.parametrize("written", ["1e400", "1e308", "9" * 400, "1e-400", "-1e400"])
 @pytest.mark.parametrize("as_string", [True, False], ids=["string", "number"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import ROUND_DOWN, Decimal
+from decimal import ROUND_DOWN, Decimal, localcontext
 from fractions import Fraction
 
 import orjson
@@ -93,6 +93,16 @@ class TestToCents:
         with pytest.raises(InvalidAmount, match="too large"):
             to_cents(value)
 
+    def test_the_callers_context_changes_nothing(self) -> None:
+        with localcontext() as context:
+            context.prec = 3
+            assert to_cents("12345678901234567.89") == 1234567890123456789
+
+    def test_a_million_decimals_are_not_expanded(self) -> None:
+        assert to_cents(Decimal("1." + "0" * 1_000_000)) == 100
+        with pytest.raises(InvalidAmount, match="2 decimal places"):
+            to_cents(Decimal("1." + "0" * 1_000_000 + "1"))
+
     def test_largest_storable_amount(self) -> None:
         assert to_cents(to_decimal(MAX_CENTS)) == MAX_CENTS
 
@@ -166,10 +176,14 @@ class TestClientAmounts:
         with pytest.raises(InvalidAmount, match="a number, or a string of digits"):
             amount_cents(value)
 
-    def test_split_values_take_four_places(self) -> None:
-        assert split_value("12.3456") == Decimal("12.3456")
+    def test_split_values_take_four_places_and_are_kept_with_four(self) -> None:
+        assert str(split_value("12.3456")) == "12.3456"
+        assert str(split_value(Decimal("1." + "0" * 10_000))) == "1.0000"
+        assert str(split_value(10)) == "10.0000"
         with pytest.raises(InvalidAmount, match="digits 0-9"):
             split_value("12.34567")
+        with pytest.raises(InvalidAmount, match="4 decimal places"):
+            split_value(Decimal("12.34567"))
 
 
 class TestJsonNumber:
