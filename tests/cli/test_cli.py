@@ -209,3 +209,14 @@ def test_ledger_verify_catches_limit_usage_that_differs_from_payments(
     assert code == 1
     assert "limit usage" in out and "counts 700, payments sent 0" in out
     sql(env, "DELETE FROM limit_usage")
+
+
+@pytest.mark.parametrize("city", ["東京", "  ", "🏙️"])
+def test_a_merchant_city_no_br_code_can_carry_is_refused_at_start(
+    rt: Runtime, env: dict[str, str], city: str
+) -> None:
+    """Every charge's BR Code carries the city: one with nothing printable made each a 500."""
+    result = runner.invoke(app, ["accounts", "list"], env={**env, "PIXGATE_MERCHANT_CITY": city})
+    assert result.exit_code != 0
+    assert "merchant_city" in str(result.exception)
+    assert "needs a character of printable ASCII" in str(result.exception)
