@@ -7,7 +7,7 @@ import functools
 import hmac
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import structlog
 
@@ -64,10 +64,15 @@ def read_certificate(header: str | None) -> certificates.ClientCertificate:
         raise CertMalformedPem(f"X-SSL-Client-Cert is not a valid URL-encoded PEM: {exc}") from exc
 
 
-def check_validity(cert: certificates.ClientCertificate, now: datetime) -> None:
-    """The certificate's validity window holds `now`. pixgate checks it itself: the TLS front
-    passes on the certificates it could not verify, expired ones included, so that the client
-    gets this answer rather than the front's."""
+def check_validity(cert: certificates.ClientCertificate) -> None:
+    """The certificate's validity window holds the present. pixgate checks it itself: the TLS
+    front passes on the certificates it could not verify, expired ones included, so that the
+    client gets this answer rather than the front's.
+
+    Judged on the wall clock, as the TLS handshake and the token's own expiry are, never on
+    the runtime's clock: that is the business calendar (limit windows, charge expiries), which
+    a sandbox may move, and moving it must not expire or revive a credential."""
+    now = datetime.now(UTC)
     if cert.not_before > now:
         raise CertNotYetValid("certificate notBefore is in the future")
     if cert.not_after < now:
@@ -79,8 +84,7 @@ async def issue_token(
 ) -> IssuedToken:
     """The remaining checks, in the spec's order, except that the certificate's account is
     compared after the secret (see below)."""
-    now = rt.clock.now()
-    check_validity(cert, now)
+    check_validity(cert)
     try:
         async with rt.db.connection() as conn:
             registered = await credential_rows.active_certificate(conn, cert.fingerprint)
@@ -101,7 +105,7 @@ async def issue_token(
         client_id=str(client_id),
         account_id=registered.account_id,
         thumbprint=cert.thumbprint,
-        now=now,
+        now=datetime.now(UTC),  # the wall clock, as check_validity says
         ttl=rt.settings.token_ttl,
     )
     return IssuedToken(access_token=token, expires_in=rt.settings.token_ttl)
@@ -160,7 +164,7 @@ def authenticate(rt: Runtime, authorization: str | None, cert_header: str | None
     if not hmac.compare_digest(presented.thumbprint, claims.thumbprint):
         raise Unauthorized("token is bound to another certificate")
     try:
-        check_validity(presented, rt.clock.now())
+        check_validity(presented)
     except (CertNotYetValid, CertExpired) as exc:
         raise Unauthorized(f"the token's certificate is not valid now: {exc.message}") from exc
     if rt.revocations.refuses(claims):
