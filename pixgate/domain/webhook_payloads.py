@@ -13,7 +13,7 @@ from typing import Any
 
 from pixgate.domain.labels import MOVEMENT_TYPES
 from pixgate.domain.masking import mask_document
-from pixgate.domain.money import format_amount, to_decimal
+from pixgate.domain.money import format_amount, to_cents, to_decimal
 from pixgate.domain.webhooks import V1_EVENT_NAMES, EventType, WebhookVersion
 
 
@@ -93,8 +93,19 @@ def _render_v1(event: EventFacts) -> dict[str, Any]:
         },
     }
     if event.type.startswith("med_"):
-        body["med"] = extra.get("med")
+        body["med"] = _med(extra["med"])
     return body
+
+
+def _med(case: dict[str, Any]) -> dict[str, Any]:
+    """The MED case stored with its event. Its amounts come back from jsonb as floats (exact
+    to the cent in their range), and are written with two decimals again, as on every answer."""
+    original = case.get("originalTransaction")
+    return case | {
+        "blockedAmount": to_decimal(to_cents(case["blockedAmount"])),
+        "originalTransaction": original
+        and original | {"amount": to_decimal(to_cents(original["amount"]))},
+    }
 
 
 def _payment(cents: int) -> dict[str, str]:

@@ -316,6 +316,26 @@ class TestExactAnswers:
         assert any(b'"originalAmount":9999999999.99,' in body for body in bodies)
         assert any(b'"feeAmount":0.00,"originalAmount":10.50,' in body for body in bodies)
 
+    async def test_med_webhooks_carry_two_decimals(
+        self, rt: Runtime, client: httpx.AsyncClient, receiver: Receiver
+    ) -> None:
+        """A MED case's amounts come back from the event's jsonb as floats (`10.5`)."""
+        rt.settings = rt.settings.model_copy(update={"allow_insecure_webhooks": True})
+        account = await make_account(rt, balance="100")
+        await webhooks.add(rt, account.account_id, event_type="med_created", url=receiver.url("/m"))
+        headers = await bearer(client, account)
+        incoming = {"value": "10.50", "payer": PAYER}
+        received = await client.post("/sandbox/pix/incoming", headers=headers, json=incoming)
+        assert received.status_code == 201, received.text
+        opened = await client.post(
+            "/sandbox/med", json={"endToEndId": received.json()["endToEndId"]}, headers=headers
+        )
+        assert opened.status_code == 201, opened.text
+        await drain(rt)
+        (delivery,) = receiver.at("/m")
+        assert b'"amount":10.50,' in delivery.body
+        assert b'"blockedAmount":10.50,' in delivery.body
+
 
 class TestStoredSums:
     """A credit past what a bigint holds answered 500 (bigint out of range)."""

@@ -346,9 +346,26 @@ def sample_event(event_type: str, *, status: str = "CONFIRMED") -> payloads.Even
                 "status": "ANALYZED" if event_type != "med_created" else "RECEIVED",
                 "reason": "REFUND_REQUEST",
                 "cause": "SOCIAL_ENGINEERING",
+                "description": "Pagamento feito sob ameaça",
                 "analysisResult": {"med_accepted": "APPROVED", "med_rejected": "REJECTED"}.get(
                     event_type
                 ),
+                "analysisDetails": None,
+                "requestingBank": {"ispb": "60701190", "name": "Banco Pagador"},
+                "contestedBank": {"ispb": "12345678", "name": "pixgate"},
+                "originalTransaction": {
+                    "amount": 150.0,
+                    "type": "PIX",
+                    "transactionType": "CASH_IN",
+                    "name": "Maria Souza",
+                    "document": "***.982.247-**",
+                    "dateTime": "2026-11-22T13:58:41Z",
+                },
+                "isReconciled": True,
+                "originalTransactionId": row["id"],
+                "blockedAmount": 150.0,
+                "createdAt": "2026-11-22T14:03:07Z",
+                "updatedAt": "2026-11-22T14:03:07Z",
             }
         }
     if status == "ERROR":
