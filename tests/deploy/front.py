@@ -69,6 +69,10 @@ class Front:
     def tls_port(self) -> int:
         return int(self.https.rsplit(":", 1)[1])
 
+    @property
+    def http_port(self) -> int:
+        return int(self.http.rsplit(":", 1)[1])
+
 
 def _name(common_name: str) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
@@ -366,12 +370,17 @@ class Answer:
 
 
 def h1_exchange(
-    front: Front, context: ssl.SSLContext | None, data: bytes, *, source: str = "127.0.0.1"
+    front: Front,
+    context: ssl.SSLContext | None,
+    data: bytes,
+    *,
+    source: str = "127.0.0.1",
+    port: int | None = None,
 ) -> Answer:
-    """`data` on the wire to nginx's TLS port exactly as given (malformed at will), over TLS
-    unless `context` is None, and the answer nginx sends."""
+    """`data` on the wire to nginx's TLS port (or `port`) exactly as given (malformed at
+    will), over TLS unless `context` is None, and the answer nginx sends."""
     with socket.create_connection(
-        ("127.0.0.1", front.tls_port), timeout=10, source_address=(source, 0)
+        ("127.0.0.1", port or front.tls_port), timeout=10, source_address=(source, 0)
     ) as tcp:
         stream = tcp if context is None else context.wrap_socket(tcp, server_hostname="127.0.0.1")
         with stream:
@@ -429,13 +438,13 @@ def h2_exchange(
 NGINX_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
 
 
-def assert_nginx_answer(answer: Answer, status: int, **fields: str) -> None:
+def assert_nginx_answer(answer: Answer, status: int, *, tls: bool = True, **fields: str) -> None:
     """An answer nginx gave itself: pixgate's general envelope with `status` and `fields`,
     nginx's request id as errorId and X-Request-Id, and the time of the request in UTC; the
-    server's HSTS, and Retry-After on a 503 only."""
+    HTTPS server's HSTS (`tls`), and Retry-After on a 503 only."""
     assert answer.status == status, answer.body
     assert answer.headers["content-type"] == "application/json"
-    assert answer.headers["strict-transport-security"] == "max-age=63072000"
+    assert answer.headers.get("strict-transport-security") == ("max-age=63072000" if tls else None)
     assert ("retry-after" in answer.headers) == (status == 503)
     body = json.loads(answer.body)
     assert set(body) == GENERAL_ENVELOPE, body

@@ -186,6 +186,22 @@ async def test_nginx_refuses_a_malformed_request_in_json(
     assert_nginx_answer(answer, status, **fields)
 
 
+@pytest.mark.parametrize(("data", "status", "fields"), HTTP1_REFUSED.values(), ids=HTTP1_REFUSED)
+async def test_the_plain_http_port_refuses_a_malformed_request_in_json(
+    front: Front, data: bytes, status: int, fields: dict[str, str]
+) -> None:
+    answer = await asyncio.to_thread(h1_exchange, front, None, data, port=front.http_port)
+    assert_nginx_answer(answer, status, tls=False, **fields)
+
+
+async def test_the_plain_http_port_hides_its_error_page(front: Front) -> None:
+    data = b"GET /_pixgate/error/http HTTP/1.1\r\nHost: p\r\n\r\n"
+    answer = await asyncio.to_thread(h1_exchange, front, None, data, port=front.http_port)
+    assert_nginx_answer(
+        answer, 404, tls=False, code="NOT_FOUND", path="/_pixgate/error/http", method="GET"
+    )
+
+
 async def test_plain_http_on_the_https_port_is_json(front: Front) -> None:
     answer = await asyncio.to_thread(
         h1_exchange, front, None, b"GET /x HTTP/1.1\r\nHost: p\r\n\r\n"
