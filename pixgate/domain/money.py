@@ -109,6 +109,8 @@ def format_amount(cents: int) -> str:
     return f"{to_decimal(cents):.2f}"
 
 
+_MORE_DIGITS_THAN_THE_RANGE = re.compile(r"[0-9]{11,}(\.[0-9]*)?")
+"""A string written with plain digits whose only fault is its size: its reason is the range."""
 _LOWEST = Decimal(MIN_AMOUNT) / 100
 _HIGHEST = Decimal(MAX_AMOUNT) / 100
 
@@ -123,7 +125,8 @@ def client_decimal(value: object, spelling: Spelling) -> Decimal:
     """
     if isinstance(value, str):
         if spelling.text.fullmatch(value) is None:
-            raise InvalidAmount(spelling.reason)
+            too_long = _MORE_DIGITS_THAN_THE_RANGE.fullmatch(value) is not None
+            raise InvalidAmount(AMOUNT_RANGE if too_long else spelling.reason)
         return Decimal(value)
     if isinstance(value, bool) or not isinstance(value, int | Decimal | float):
         raise InvalidAmount("must be a number, or a string of digits")

@@ -214,12 +214,17 @@ async def test_dashboard_journey(
 
     # Charges: a charge from the form, its QR image (served by the gateway) and code.
     await page.get_by_role("link", name="Charges", exact=True).click()
-    await page.get_by_label("Amount (BRL)").fill("25,50")
+    # A mistake is said for people, by the field's label (never pydantic's wording).
+    await page.get_by_label("Amount (BRL)").fill("10000000000")
     await page.get_by_label("Description").fill("Pedido 42")
     await page.get_by_label("Payer's name").fill("Maria Souza")
     await page.get_by_label("Payer's CPF or CNPJ").fill("123")
     await page.get_by_role("button", name="Create charge").click()
-    await expect(page.get_by_role("alert")).to_contain_text("Payer's CPF or CNPJ: ")
+    alert = page.get_by_role("alert")
+    await expect(alert).to_have_text("Amount: must be from 0.01 to 9999999999.99")
+    await page.get_by_label("Amount (BRL)").fill("25,50")
+    await page.get_by_role("button", name="Create charge").click()
+    await expect(alert).to_have_text("Payer's CPF or CNPJ: must have at least 11 characters")
     await page.get_by_label("Payer's CPF or CNPJ").fill(CPF)
     await page.get_by_role("button", name="Create charge").click()
     await expect(page.get_by_role("heading", name="Charge R$ 25,50")).to_be_visible()

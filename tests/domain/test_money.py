@@ -18,6 +18,7 @@ from pixgate.domain.money import (
     CENTRAL_BANK_AMOUNT,
     MAX_AMOUNT,
     MAX_CENTS,
+    SPLIT_VALUE,
     InvalidAmount,
     SplitType,
     allocate_splits,
@@ -155,6 +156,12 @@ class TestClientAmounts:
         with pytest.raises(InvalidAmount, match="digits 0-9"):
             amount_cents(value)
         assert re.fullmatch(AMOUNT.pattern, value) is None
+
+    @pytest.mark.parametrize("value", ["10000000000", "99999999999.99", "1" * 400 + ".5"])
+    def test_a_string_of_plain_digits_too_large_is_told_the_range(self, value: str) -> None:
+        for spelling in (AMOUNT, CENTRAL_BANK_AMOUNT, SPLIT_VALUE):
+            with pytest.raises(InvalidAmount, match=re.escape(AMOUNT_RANGE)):
+                amount_cents(value, spelling)
 
     @pytest.mark.parametrize("value", ["10", "10.5"])
     def test_central_bank_strings_have_two_decimals(self, value: str) -> None:
