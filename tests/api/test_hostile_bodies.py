@@ -8,7 +8,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from bench.hostile_shapes import all_shapes, cost_of
+from bench.hostile_shapes import SHAPES, cost_of
 from pixgate.runtime import Runtime
 from pixgate.services import accounts
 from pixgate.settings import Settings
@@ -30,12 +30,15 @@ async def account(rt: Runtime) -> accounts.NewAccount:
     return await make_account(rt)
 
 
+@pytest.mark.parametrize("shape", SHAPES)
 def test_no_body_shape_costs_more_than_its_bound(
-    account: accounts.NewAccount, database_url: str, base_settings: Settings
+    account: accounts.NewAccount, database_url: str, base_settings: Settings, shape: str
 ) -> None:
+    """Each shape in a process of its own: memory a shape before it left to the allocator
+    would hide what this one costs."""
+    body = SHAPES[shape](base_settings.max_body_bytes)
     certificate = {"X-SSL-Client-Cert": cert_header(account.certificate_pem)}
     json_type = {"Content-Type": "application/json"}
-    shapes = all_shapes(base_settings.max_body_bytes)
     with serving_process(database_url) as (base, pid), httpx.Client(base_url=base) as client:
         token = client.post(
             "/api/auth/token",
@@ -43,14 +46,13 @@ def test_no_body_shape_costs_more_than_its_bound(
             json={"clientId": account.client_id, "clientSecret": account.client_secret},
         ).json()["access_token"]
         signed_in = {**json_type, **certificate, "Authorization": f"Bearer {token}"}
-        for name, body in shapes.items():
+        for headers in (json_type, signed_in):
             for method, path in ROUTES.items():
-                for headers in (json_type, signed_in):
-                    case = f"{name}, {method} {path}, {'token' if headers is signed_in else 'none'}"
-                    cost = cost_of(client, pid, method, path, body, headers)
-                    assert 400 <= cost.status < 500, (case, cost.answer[:300])
-                    assert cost.answer_bytes < ANSWER_BYTES, (case, cost.answer_bytes)
-                    assert cost.peak_mib < PEAK_MIB, (case, cost.peak_mib)
+                case = f"{method} {path}, {'token' if headers is signed_in else 'none'}"
+                cost = cost_of(client, pid, method, path, body, headers)
+                assert 400 <= cost.status < 500, (case, cost.answer[:300])
+                assert cost.answer_bytes < ANSWER_BYTES, (case, cost.answer_bytes)
+                assert cost.peak_mib < PEAK_MIB, (case, cost.peak_mib)
         assert client.get("/healthz").status_code == 200
 
 
