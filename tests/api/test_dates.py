@@ -105,7 +105,9 @@ async def test_anything_but_iso_8601_text_is_400_naming_the_field(
                 )
             else:
                 body = {**field.body, field.name: value}
-                response = await client.request(field.method, field.path, json=body, headers=headers)
+                response = await client.request(
+                    field.method, field.path, json=body, headers=headers
+                )
             envelope = assert_general_error(response, 400, "HTTP_ERROR")
             assert field.name in json.dumps(envelope), (field, value, envelope)
 
