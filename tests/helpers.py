@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 import httpx
 
+from pixgate.db.accounts import TermsCache
 from pixgate.db.batches import Batcher
 from pixgate.jobs.worker import Worker
 from pixgate.runtime import Runtime
@@ -105,7 +106,11 @@ files applied."""
 
 
 async def empty_database(rt: Runtime) -> None:
-    """Every other table emptied, identities restarted: each test starts from nothing."""
+    """Every other table emptied, identities restarted: each test starts from nothing.
+
+    The runtime's copy of account terms goes too: account ids restart at 1, so a copy kept
+    from the previous test would describe another test's account 1.
+    """
     async with rt.db.connection() as conn:
         tables = await conn.fetch(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
@@ -114,6 +119,7 @@ async def empty_database(rt: Runtime) -> None:
         )
         names = ", ".join(f'"{t["tablename"]}"' for t in tables)
         await conn.execute(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
+    rt.account_terms = TermsCache()
 
 
 @asynccontextmanager

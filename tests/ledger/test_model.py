@@ -52,7 +52,6 @@ from hypothesis.stateful import (
 )
 
 from pixgate.clock import FixedClock
-from pixgate.db.accounts import TermsCache
 from pixgate.db.jobs import SETTLE_PAYOUT
 from pixgate.db.transactions import Transaction
 from pixgate.domain import brcode
@@ -432,7 +431,6 @@ class Ledger(RuleBasedStateMachine):
         rt = self.rt
         await empty_database(rt)
         rt.clock = self.clock
-        rt.account_terms = TermsCache()
         for index, seed in enumerate(seeds):
             made = await accounts.create(rt, name=f"Conta {'ABC'[index]}", balance=cents(seed))
             self.accounts.append(Account(id=made.account_id, available=seed))
