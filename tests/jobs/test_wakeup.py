@@ -1,4 +1,10 @@
-"""Workers are woken after the commit that enqueued a job, never by a rolled-back one."""
+"""Workers are woken after the commit that enqueued a job, never by a rolled-back one.
+
+No test sleeps and then asserts that nothing came: another connection sends a marker on
+the same channel, and PostgreSQL delivers a channel's notifications in commit order, so a
+wake-up sent before the marker would be heard before it. This process's own workers are
+woken synchronously by the commit, so their absence is checked right after it.
+"""
 
 from __future__ import annotations
 
@@ -11,16 +17,29 @@ from pixgate.db import jobs
 from pixgate.runtime import Runtime
 
 NOTHING = jobs.JobKind("test.nothing")
+MARKER = "marker"
+"""The payload of the test's own notification; the job wake-up's payload is empty."""
 
 
 class Listener:
-    """Another process's worker, as far as PostgreSQL can tell: its own connection."""
+    """Another process's worker, as far as PostgreSQL can tell: its own connection. It keeps
+    each payload it hears, in order."""
 
     def __init__(self) -> None:
-        self.heard = asyncio.Event()
+        self.heard: list[str] = []
+        self._new = asyncio.Event()
 
-    def __call__(self, *_: object) -> None:
-        self.heard.set()
+    def __call__(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        self.heard.append(payload)
+        self._new.set()
+
+    async def until_heard(self, payload: str) -> list[str]:
+        """What was heard up to and including `payload` (at most 5 s of waiting)."""
+        async with asyncio.timeout(5):
+            while payload not in self.heard:
+                self._new.clear()
+                await self._new.wait()
+        return self.heard[: self.heard.index(payload) + 1]
 
 
 async def listening(database_url: str) -> tuple[asyncpg.Connection, Listener]:
@@ -30,14 +49,23 @@ async def listening(database_url: str) -> tuple[asyncpg.Connection, Listener]:
     return conn, listener
 
 
+async def send_marker(database_url: str) -> None:
+    """A committed notification of a third connection, after everything sent so far."""
+    conn = await asyncpg.connect(database_url)
+    try:
+        await conn.execute("SELECT pg_notify($1, $2)", jobs.CHANNEL, MARKER)
+    finally:
+        await conn.close()
+
+
 async def test_another_process_hears_only_after_the_commit(rt: Runtime, database_url: str) -> None:
-    other, heard = await listening(database_url)
+    other, listener = await listening(database_url)
     try:
         async with rt.db.begin() as conn:
             await jobs.enqueue(conn, NOTHING)
-            await asyncio.sleep(0.2)
-            assert not heard.heard.is_set()
-        await asyncio.wait_for(heard.heard.wait(), timeout=5)
+            await send_marker(database_url)
+            assert await listener.until_heard(MARKER) == [MARKER]
+        assert await listener.until_heard("") == [MARKER, ""]
     finally:
         await other.close()
 
@@ -59,7 +87,7 @@ async def test_this_process_is_woken_at_the_commit(rt: Runtime) -> None:
 
 
 async def test_a_rolled_back_enqueue_wakes_nobody(rt: Runtime, database_url: str) -> None:
-    other, heard = await listening(database_url)
+    other, listener = await listening(database_url)
     woken: list[str] = []
 
     def wake() -> None:
@@ -71,8 +99,9 @@ async def test_a_rolled_back_enqueue_wakes_nobody(rt: Runtime, database_url: str
             async with rt.db.begin() as conn:
                 await jobs.enqueue(conn, NOTHING)
                 raise RuntimeError("refused")
-        await asyncio.sleep(0.3)
-        assert not heard.heard.is_set() and woken == []
+        assert woken == [], "this process's workers are woken by the commit itself, or never"
+        await send_marker(database_url)
+        assert await listener.until_heard(MARKER) == [MARKER]
         async with rt.db.connection() as conn:
             assert await conn.fetchval("SELECT count(*) FROM jobs") == 0
     finally:
