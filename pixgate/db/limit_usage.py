@@ -23,21 +23,6 @@ class LimitRefused(Exception):
         self.used = used
 
 
-async def count(
-    conn: Connection,
-    account_id: int,
-    at: datetime,
-    amount: int,
-    *,
-    day_start: datetime,
-    night_start: datetime | None,
-) -> None:
-    """Count `amount` as sent at `at`, whatever the limits (payments they do not gate)."""
-    await conn.execute(
-        "SELECT limit_count($1, $2, $3, $4, $5)", account_id, at, amount, day_start, night_start
-    )
-
-
 async def check(
     conn: Connection, account_id: int, at: datetime, amount: int, window: Window
 ) -> None:

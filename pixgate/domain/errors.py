@@ -58,12 +58,6 @@ class Gone(PixgateError):
     business = False
 
 
-class Unprocessable(PixgateError):
-    code, status = "UNPROCESSABLE_ENTITY", 422
-    user_message = "The request could not be processed."
-    business = False
-
-
 class Unauthorized(PixgateError):
     code, status = "UNAUTHORIZED", 401
     user_message = "Authentication required."
@@ -113,12 +107,6 @@ class DatabaseUnavailable(PixgateError):
 
     def headers(self) -> dict[str, str] | None:
         return {"Retry-After": str(self.retry_after)}
-
-
-class PayloadTooLarge(PixgateError):
-    code, status = "PAYLOAD_TOO_LARGE", 413
-    user_message = "The request body is too large."
-    business = False
 
 
 class UnsupportedMediaType(PixgateError):
@@ -183,11 +171,6 @@ class InvalidCredentials(PixgateError):
 class CertNotAuthorizedForAccount(PixgateError):
     code, status = "PUB_CERT_NOT_AUTHORIZED_FOR_ACCOUNT", 403
     user_message = "The client certificate does not belong to this account."
-
-
-class AuthUpstreamError(PixgateError):
-    code, status = "PUB_AUTH_UPSTREAM_ERROR", 502
-    user_message = "Authentication failed upstream."
 
 
 class AuthUpstreamUnavailable(PixgateError):
@@ -386,10 +369,3 @@ class RefundIdReused(PixgateError):
     code, status = "REFUND_ID_REUSED", 400
     user_message = "This refund id was already used with a different request."
     business = False
-
-
-ALL_ERRORS: tuple[type[PixgateError], ...] = tuple(
-    cls
-    for cls in list(globals().values())
-    if isinstance(cls, type) and issubclass(cls, PixgateError)
-)

@@ -7,7 +7,6 @@ The rules that count money (what is left to refund, the refund window) are the d
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 from typing import Final
 
@@ -63,12 +62,6 @@ END_TO_END_PATTERN: Final = r"^[a-zA-Z0-9]{32}$"
 """An end-to-end id as the Central Bank's API takes it in a path."""
 MOTIVO_MAX: Final = 140
 """A devolucao's `motivo` holds at most this many characters."""
-
-_REFUND_ID = re.compile(REFUND_ID_PATTERN)
-
-
-def is_refund_id(value: str) -> bool:
-    return _REFUND_ID.fullmatch(value) is not None
 
 
 def motivo(error_message: str | None) -> str | None:

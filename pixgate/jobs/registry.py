@@ -18,9 +18,7 @@ Handler = Callable[..., Awaitable[None]]
 
 @dataclass(frozen=True, slots=True)
 class JobSpec:
-    kind: str
     handler: Handler
-    max_attempts: int
 
 
 HANDLERS: dict[str, JobSpec] = {}
@@ -38,7 +36,7 @@ def job(kind: JobKind) -> Callable[[Handler], Handler]:
     """Bind `handler` to `kind`, declared in `pixgate.db.jobs`."""
 
     def register(handler: Handler) -> Handler:
-        HANDLERS[kind.name] = JobSpec(kind.name, handler, kind.max_attempts)
+        HANDLERS[kind.name] = JobSpec(handler)
         return handler
 
     return register

@@ -63,9 +63,6 @@ class SettlingBank(Protocol):
     async def lookup_key(self, key: str, key_type: str) -> KeyHolder | None:
         """The DICT entry of a key, or None if the key is not registered."""
 
-    async def resolve_for_payment(self, key: str, key_type: str) -> KeyHolder:
-        """The holder a payment to `key` reaches (cash-out resolves unknown keys too)."""
-
     async def pay(self, order: PaymentOrder) -> PaymentResult:
         """Settle an outgoing payment through the SPI."""
 

@@ -38,9 +38,6 @@ class SandboxBank:
     async def lookup_key(self, key: str, key_type: str) -> KeyHolder | None:
         return await sandbox_dict.get(self.db, key)
 
-    async def resolve_for_payment(self, key: str, key_type: str) -> KeyHolder:
-        return await self.lookup_key(key, key_type) or synthetic_holder(key, key_type)
-
     async def pay(self, order: PaymentOrder) -> PaymentResult:
         registered = await self.lookup_key(order.pix_key, order.key_type)
         holder = registered or synthetic_holder(order.pix_key, order.key_type, order.document)

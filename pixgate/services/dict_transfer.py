@@ -23,7 +23,6 @@ from typing import Any
 import structlog
 
 from pixgate.db import dict_transfers as rows
-from pixgate.db.pool import Connection
 from pixgate.db.transactions import Transaction
 from pixgate.domain.documents import only_document_chars
 from pixgate.domain.errors import (
@@ -146,24 +145,14 @@ async def create(
                 conn, account_id=account_id, type=EventType.CASH_OUT, transaction_id=row.id
             )
         else:
-            await _hold_and_queue(rt, conn, account_id, row, now)
+            # amount + fee leave `available` now; the settlement job is the queue
+            held = await outgoing.hold_and_queue(
+                conn, rt.settings, account_id, row.id, amount=row.amount, fee=row.fee, now=now
+            )
+            if not held:
+                raise DictTransferInsufficientBalance("available balance is less than amount + fee")
     log.info("dict_transfer.created", transaction_id=row.id, status=row.status)
     return _transfer(row, replayed=False)
-
-
-async def _hold_and_queue(
-    rt: Runtime,
-    conn: Connection,
-    account_id: int,
-    row: Transaction,
-    now: datetime,
-) -> None:
-    """Amount + fee leave `available` now (3's example); the settlement job is the queue."""
-    held = await outgoing.hold_and_queue(
-        conn, rt.settings, account_id, row.id, amount=row.amount, fee=row.fee, now=now
-    )
-    if not held:
-        raise DictTransferInsufficientBalance("available balance is less than amount + fee")
 
 
 def expiry_failure(row: Transaction, now: datetime) -> tuple[str, str] | None:

@@ -80,19 +80,5 @@ def refusal(
     return _night_exceeded(limit, used, amount)
 
 
-async def count(
-    conn: Connection, settings: Settings, account_id: int, amount: int, now: datetime
-) -> None:
-    """Count a payment the limits do not gate (a DICT transfer, a charge's split payouts)."""
-    await limit_usage.count(
-        conn,
-        account_id,
-        now,
-        amount,
-        day_start=limits.day_start(now, settings.timezone),
-        night_start=limits.night_start(now, settings.timezone),
-    )
-
-
 def _limit(configured: int | None, default: object) -> int:
     return configured if configured is not None else to_cents(str(default))

@@ -73,6 +73,11 @@ async def account(rt: Runtime) -> accounts.NewAccount:
     return await make_account(rt, balance="1000")
 
 
+@pytest.fixture
+async def other(rt: Runtime) -> accounts.NewAccount:
+    return await make_account(rt, name="Outra Loja")
+
+
 def test_refusals_through_a_real_server(account: accounts.NewAccount, database_url: str) -> None:
     certificate = {"X-SSL-Client-Cert": cert_header(account.certificate_pem)}
     credentials = {"clientId": account.client_id, "clientSecret": account.client_secret}
@@ -93,3 +98,27 @@ def test_refusals_through_a_real_server(account: accounts.NewAccount, database_u
         assert options.headers["allow"] == "GET, PATCH, PUT"
         balance = client.get("/api/balance", headers=signed_in).json()
         assert balance["netBalance"] == 1000 and balance["blockedBalance"] == 0
+
+
+def test_a_foreign_certificate_does_not_tell_which_clientids_exist(
+    account: accounts.NewAccount, other: accounts.NewAccount, database_url: str
+) -> None:
+    """An existing clientId with another account's certificate (and a wrong secret) answers
+    as an unknown clientId does, through a real server."""
+    foreign = {"X-SSL-Client-Cert": cert_header(other.certificate_pem)}
+    with serving(database_url) as base, httpx.Client(base_url=base) as client:
+        answers = [
+            client.post(
+                "/api/auth/token",
+                headers=foreign,
+                json={"clientId": client_id, "clientSecret": "not-the-secret-0123456789"},
+            )
+            for client_id in (account.client_id, str(uuid.uuid4()))
+        ]
+    existing, unknown = (answer.json() for answer in answers)
+    assert [answer.status_code for answer in answers] == [401, 401]
+    assert existing["code"] == unknown["code"] == "PUB_INVALID_CREDENTIALS"
+    varying = {"timestamp", "errorId"}
+    assert {k: v for k, v in existing.items() if k not in varying} == {
+        k: v for k, v in unknown.items() if k not in varying
+    }
