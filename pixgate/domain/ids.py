@@ -20,7 +20,7 @@ _E2E = re.compile(r"[ED][0-9]{8}([0-9]{12})[A-Za-z0-9]{11}")
 TXID_PATTERN = re.compile(r"^[a-zA-Z0-9]{26,35}$")
 """The cob txid of the Central Bank's API Pix (4.14).
 
-Match it with `fullmatch`: `match` would let `$` accept a trailing
+Match it with `fullmatch` (or use `is_txid`): `match` would let `$` accept a trailing
 newline. Kept in this spelling so it can be handed to pydantic and shown in OpenAPI as is.
 """
 
@@ -74,6 +74,11 @@ def new_txid(length: int = 32) -> str:
     if length < 1:
         raise ValueError("a txid has at least one character")
     return _random(length)
+
+
+def is_txid(value: str) -> bool:
+    """A cob txid: 26 to 35 ASCII letters and digits."""
+    return TXID_PATTERN.fullmatch(value) is not None
 
 
 def client_id_of(text: str) -> uuid.UUID | None:
