@@ -251,7 +251,9 @@ async def test_webhook_deliveries_leave_slots_for_other_jobs(
 
     worker_module.load_handlers()
     real = HANDLERS[jobs.DELIVER_WEBHOOK.name]
-    monkeypatch.setitem(HANDLERS, real.kind, dataclasses.replace(real, handler=deliver))
+    monkeypatch.setitem(
+        HANDLERS, jobs.DELIVER_WEBHOOK.name, dataclasses.replace(real, handler=deliver)
+    )
     probe.gate.set()
     async with running_worker(rt, concurrency=4) as worker:
         assert worker.webhook_slots == 3
