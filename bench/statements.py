@@ -6,7 +6,7 @@ Runs the app in-process (httpx ASGITransport) on a fresh migrated server databas
 asyncpg query loggers on every pooled connection, does each operation twice (the first
 prepares the statements, which costs extra round trips once per connection) and prints
 the statements of the second. BEGIN and COMMIT count: each is a round trip. Jobs are run
-with `pixgate.jobs.worker.drain`, so the settlement and the webhook delivery appear as
+with `tests.support.drain`, so the settlement and the webhook delivery appear as
 their own operations.
 """
 
@@ -22,15 +22,16 @@ from urllib.parse import quote
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' `drain`
 
 from _common import DEFAULT_SERVER, cash_out_body, create_database, drop_database, table
 
 from pixgate.api.app import create_app
 from pixgate.db import migrate
-from pixgate.jobs import worker
 from pixgate.runtime import build_runtime
 from pixgate.services import accounts
 from pixgate.settings import Settings
+from tests.support import drain
 
 POOL = 2  # every connection exists from the start, so every one gets a logger
 
@@ -72,7 +73,7 @@ async def run(url: str) -> list[tuple[str, list[str]]]:
                 return await client.post("/api/pix/cash-out", json=body, headers=auth)
 
             async def jobs() -> object:
-                return await worker.drain(rt)
+                return await drain(rt)
 
             operations: list[tuple[str, Callable[[], Awaitable[object]]]] = [
                 ("POST /api/auth/token", token),
@@ -91,7 +92,7 @@ async def run(url: str) -> list[tuple[str, list[str]]]:
                 if operation is not jobs:  # jobs: those of the cash-out measured just before
                     await operation()  # prepares statements on this connection
                 if operation is cash_out:
-                    await worker.drain(rt)  # prepares the jobs' statements
+                    await drain(rt)  # prepares the jobs' statements
                 seen.clear()
                 await operation()
                 found.append((label, list(seen)))

@@ -9,11 +9,11 @@ from typing import Any
 
 import httpx
 
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from tests.api.test_cash_in import create_charge
 from tests.api.test_cash_out import stored
 from tests.helpers import balance, bearer, make_account
+from tests.support import drain
 
 CPF = "52998224725"
 PAYER = {"name": "Pagador Externo", "document": CPF}

@@ -98,10 +98,3 @@ def make_cpf(base9: str) -> str:
     if _CPF_BASE.fullmatch(base9) is None:
         raise ValueError("a CPF base is 9 digits")
     return base9 + _cpf_digits(base9)
-
-
-def make_cnpj(base12: str) -> str:
-    """The valid CNPJ that starts with these 12 characters of `[0-9A-Z]`."""
-    if _CNPJ_BASE.fullmatch(base12) is None:
-        raise ValueError("a CNPJ base is 12 characters of [0-9A-Z]")
-    return base12 + _cnpj_digits(base12)

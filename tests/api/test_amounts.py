@@ -20,11 +20,11 @@ import pytest
 from pixgate.api.schemas.cash_out_qrcode import EXAMPLE_CODE
 from pixgate.domain import brcode
 from pixgate.domain.money import MAX_AMOUNT, MAX_CENTS, to_cents
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import webhooks
 from tests.helpers import balance, bearer, cert_header, footprint, make_account
 from tests.processes import PIXGATE, server_env, serving
+from tests.support import drain
 from tests.webhooks.receiver import Receiver
 
 CPF = "52998224725"

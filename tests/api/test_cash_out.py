@@ -11,12 +11,11 @@ from zoneinfo import ZoneInfo
 import httpx
 import pytest
 
-from pixgate.clock import FixedClock
 from pixgate.db import payments
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import accounts, payouts
 from tests.helpers import balance, bearer, make_account, statements_waiting
+from tests.support import FixedClock, drain
 
 PATH = "/api/pix/cash-out"
 CPF = "52998224725"

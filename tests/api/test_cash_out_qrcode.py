@@ -10,12 +10,12 @@ import httpx
 import pytest
 
 from pixgate.domain.brcode import dynamic, encode, static
-from pixgate.jobs.worker import drain
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime
 from tests.api.test_cash_in import create_charge
 from tests.api.test_sandbox_pay import PAY, PAYER
 from tests.helpers import assert_general_error, balance, bearer, make_account
+from tests.support import drain
 
 PATH = "/api/pix/cash-out-qrcode"
 EMAIL_CODE = encode(static("fulano@example.com", "Fulano de Tal", "Recife", 1050, "PED1"))

@@ -9,11 +9,10 @@ import httpx
 import jwt
 import pytest
 
-from pixgate.clock import FixedClock
 from pixgate.domain import brcode
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from tests.helpers import bearer, make_account
+from tests.support import FixedClock, drain
 
 TXID = "a" * 10 + "B" * 10 + "1234567890"  # 30 characters
 CPF = "52998224725"

@@ -8,8 +8,6 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import orjson
 
-from pixgate.clock import FixedClock
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import webhooks
 from tests.helpers import SIMPLE_BODY, bearer, make_account
@@ -24,6 +22,7 @@ from tests.refunds import (
     refund_in,
     send,
 )
+from tests.support import FixedClock, drain
 from tests.webhooks.receiver import Receiver
 
 

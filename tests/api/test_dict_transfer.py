@@ -9,10 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
-from pixgate.clock import FixedClock
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from tests.helpers import bearer, make_account
+from tests.support import FixedClock, drain
 
 HOLDER_CPF = "52998224725"
 OTHER_CPF = "11144477735"

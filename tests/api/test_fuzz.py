@@ -42,11 +42,11 @@ from schemathesis.specs.openapi.checks import (
 
 from pixgate.api.app import create_app
 from pixgate.domain.errors import UnsafeWebhookDestination
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks import transport
 from tests.api.fuzz_fields import body_fields, refill
 from tests.helpers import bearer, make_account
+from tests.support import drain
 
 CHECKS = [
     not_a_server_error,

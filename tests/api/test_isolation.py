@@ -34,10 +34,10 @@ from fastapi.routing import APIRoute
 
 from pixgate.api.routes import ROUTERS
 from pixgate.domain.brcode import encode, static
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import accounts
 from tests.helpers import bearer, cert_header, make_account
+from tests.support import drain
 from tests.webhooks.receiver import Receiver
 
 A_NAME = "Loja Alfa Isolamento"

@@ -10,10 +10,10 @@ import httpx
 import pytest
 
 from pixgate.domain.ids import new_end_to_end_id
-from pixgate.jobs.worker import drain
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime
 from tests.helpers import assert_general_error, balance, bearer, make_account
+from tests.support import drain
 
 MED = "/sandbox/med"
 PAYER = {"name": "João Pagador", "document": "52998224725"}

@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 from pixgate.api.schemas.common import DOCUMENT_PATTERN
 from pixgate.domain import scenarios
-from pixgate.domain.documents import document_kind, make_cnpj, make_cpf, only_document_chars
+from pixgate.domain.documents import document_kind, make_cpf, only_document_chars
 from pixgate.domain.errors import SandboxScenarioUnknown
 from pixgate.domain.pix_keys import DICT_KEY_PATTERN, dict_key_type
+from tests.support import make_cnpj
 
 UNAUTHENTICATED = {
     ("post", "/api/auth/token"),

@@ -9,8 +9,6 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 
-from pixgate.clock import FixedClock
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import accounts
 from tests.helpers import assert_general_error, bearer, make_account
@@ -25,6 +23,7 @@ from tests.refunds import (
     send,
     stored,
 )
+from tests.support import FixedClock, drain
 
 
 class TestCreateAndSettle:

@@ -9,7 +9,6 @@ import uuid
 import httpx
 import orjson
 
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import webhooks
 from tests.helpers import assert_general_error, bearer, make_account
@@ -23,6 +22,7 @@ from tests.refunds import (
     send,
     stored,
 )
+from tests.support import drain
 from tests.webhooks.receiver import Receiver
 
 

@@ -8,13 +8,12 @@ from typing import Any
 
 import httpx
 
-from pixgate.clock import FixedClock
 from pixgate.domain.brcode import encode, static
 from pixgate.domain.ids import is_end_to_end_id
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from tests.api.test_cash_in import create_charge
 from tests.helpers import assert_general_error, bearer, make_account
+from tests.support import FixedClock, drain
 
 PAY = "/sandbox/pix/pay"
 INCOMING = "/sandbox/pix/incoming"

@@ -9,10 +9,10 @@ from typing import Any
 import httpx
 import pytest
 
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from tests.builders import insert_transactions
 from tests.helpers import assert_general_error, bearer, make_account
+from tests.support import drain
 
 LIST = "/api/transactions"
 

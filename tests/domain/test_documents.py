@@ -15,10 +15,10 @@ from pixgate.domain.documents import (
     is_valid_cnpj,
     is_valid_cpf,
     is_valid_document,
-    make_cnpj,
     make_cpf,
     only_document_chars,
 )
+from tests.support import make_cnpj
 
 VALID_CPFS = ["52998224725", "11144477735", "12345678909"]
 VALID_CNPJS = ["11222333000181", "12345678000195", "12ABC34501DE35"]

@@ -51,7 +51,6 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from pixgate.clock import FixedClock
 from pixgate.db.jobs import SETTLE_PAYOUT
 from pixgate.db.transactions import Transaction
 from pixgate.domain import brcode
@@ -85,7 +84,6 @@ from pixgate.domain.labels import TransactionStatus
 from pixgate.domain.med import AnalysisResult, MedReason, MedStatus
 from pixgate.domain.pix_keys import KeyType, SplitKeyType
 from pixgate.domain.scenarios import SETTLEMENT_ERRORS
-from pixgate.jobs.worker import drain
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime, build_runtime
 from pixgate.services import (
@@ -105,6 +103,7 @@ from pixgate.services import (
 from pixgate.services.outgoing import CashOut
 from pixgate.settings import Settings
 from tests.helpers import empty_database, footprint
+from tests.support import FixedClock, drain
 
 T = TypeVar("T")
 

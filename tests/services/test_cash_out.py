@@ -11,7 +11,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from pixgate.clock import FixedClock
 from pixgate.db.jobs import SETTLE_PAYOUT
 from pixgate.domain.errors import (
     DailyLimitExceeded,
@@ -28,6 +27,7 @@ from pixgate.services import accounts, cash_out
 from tests.helpers import footprint, make_account
 from tests.refunds import CPF, EVP, balance, stored
 from tests.services.test_refunds import memos
+from tests.support import FixedClock
 
 SAO_PAULO = ZoneInfo("America/Sao_Paulo")
 NOON = datetime(2026, 11, 20, 12, 0, tzinfo=SAO_PAULO)

@@ -10,10 +10,10 @@ import pytest
 
 from pixgate.db import webhook_endpoints as webhook_rows
 from pixgate.domain.errors import InvalidCredentials, NotFound
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import auth, cash_in, charges, webhooks
 from tests.helpers import make_account
+from tests.support import drain
 from tests.webhooks.receiver import Receiver
 
 CPF = "52998224725"

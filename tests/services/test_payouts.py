@@ -10,7 +10,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from pixgate.clock import FixedClock
 from pixgate.domain import scenarios
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime
@@ -19,6 +18,7 @@ from tests.helpers import footprint
 from tests.refunds import CPF, balance, stored
 from tests.services.test_cash_out import FEE, funded, order
 from tests.services.test_refunds import memos
+from tests.support import FixedClock
 
 HELD = [("hold", "available", -1060), ("hold", "blocked", 1060)]
 """10.00 with its 0.60 fee, held."""

@@ -14,13 +14,13 @@ from pixgate.db import refunds as refund_rows
 from pixgate.domain.errors import RefundAmountExceeded
 from pixgate.domain.med import AnalysisResult, MedCase, MedReason
 from pixgate.domain.refunds import Natureza
-from pixgate.jobs.worker import drain
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime
 from pixgate.services import med, payouts, refunds
 from tests.api.test_cash_in import create_charge
 from tests.helpers import bearer, make_account
 from tests.refunds import balance, count_rows, paid_by_our_account, receive, send, stored
+from tests.support import drain
 
 
 async def memos(rt: Runtime, transaction_uuid: uuid.UUID) -> list[tuple[str, str | None, int]]:

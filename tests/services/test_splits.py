@@ -12,14 +12,13 @@ from typing import Any
 import httpx
 import pytest
 
-from pixgate.clock import FixedClock
 from pixgate.db.jobs import RUN_DUE_SPLITS
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import splits
 from tests.api.test_cash_in import create_charge, split
 from tests.api.test_sandbox_pay import PAY, PAYER, set_cash_in_fee
 from tests.helpers import bearer, make_account
+from tests.support import FixedClock, drain
 
 
 async def pay(client: httpx.AsyncClient, headers: dict[str, str], charge: dict[str, Any]) -> None:

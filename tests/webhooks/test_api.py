@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import httpx
 
-from pixgate.jobs.worker import drain
 from pixgate.runtime import Runtime
 from pixgate.services import events
 from tests.helpers import assert_general_error, bearer, make_account
 from tests.processes import serving
+from tests.support import drain
 from tests.webhooks import refused_config as refused
 from tests.webhooks.conftest import insert_transaction
 from tests.webhooks.receiver import Receiver

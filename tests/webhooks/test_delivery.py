@@ -12,12 +12,12 @@ import httpx
 import orjson
 import structlog
 
-from pixgate.clock import FixedClock
-from pixgate.jobs.worker import drain, run_once
+from pixgate.jobs.worker import run_once
 from pixgate.runtime import Runtime
 from pixgate.services import events, webhooks
 from pixgate.webhooks import verify_signature
 from tests.helpers import bearer, make_account
+from tests.support import FixedClock, drain
 from tests.webhooks.conftest import insert_transaction, make_due
 from tests.webhooks.receiver import STALL, Receiver
 

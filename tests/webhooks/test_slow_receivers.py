@@ -19,12 +19,12 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 
-from pixgate.clock import FixedClock
 from pixgate.domain.webhooks import EventType
 from pixgate.jobs.worker import run_once
 from pixgate.runtime import Runtime
 from pixgate.services import events, webhooks
 from tests.helpers import make_account, running_worker
+from tests.support import FixedClock
 from tests.webhooks.conftest import insert_transaction, make_due
 from tests.webhooks.receiver import HANG_UP, RESET, STALL, Receiver
 
