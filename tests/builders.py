@@ -11,7 +11,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from pixgate.db import limit_usage
 from pixgate.db.pool import Connection
 from pixgate.runtime import Runtime
 
@@ -91,4 +90,4 @@ async def insert_transactions(
 
 async def count_sent(conn: Connection, account_id: int, amount: int, at: datetime) -> None:
     """Count a hand-made outgoing row in the limits' usage, as a payment's hold does."""
-    await limit_usage.count(conn, account_id, at, amount, day_start=at, night_start=None)
+    await conn.execute("SELECT limit_count($1, $2, $3, $2, NULL)", account_id, at, amount)
