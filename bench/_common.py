@@ -358,11 +358,6 @@ class Gateway:
         self._log.flush()
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
 
-    def log_lines(self) -> int:
-        self._log.flush()
-        with self.log_path.open("rb") as handle:
-            return sum(1 for _ in handle)
-
     def stop(self) -> None:
         for process in [self.process, *self.job_processes]:
             if process.poll() is None:

@@ -116,7 +116,6 @@ class Run:
     settle_ms: list[float] = field(default_factory=list)
     deliveries: dict[str, int] = field(default_factory=dict)
     bad_attempts: dict[str, int] = field(default_factory=dict)
-    bad_deliveries: dict[str, int] = field(default_factory=dict)
     lost: dict[str, int] = field(default_factory=dict)
     cpu: CpuShare = field(default_factory=lambda: CpuShare(0.0, 0.0, 0.0))
     load: float = 0.0

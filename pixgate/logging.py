@@ -159,7 +159,7 @@ def _clean(value: Any, depth: int) -> Any:
 
 
 def redact(
-    logger: Any, method_name: str, event_dict: MutableMapping[str, Any]
+    logger: Any, _method_name: str, event_dict: MutableMapping[str, Any]
 ) -> MutableMapping[str, Any]:
     """structlog processor: goes after `format_exc_info` (the traceback is text by then) and
     right before the renderer. A line of a few short strings and numbers costs about 2 us

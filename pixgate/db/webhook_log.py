@@ -22,9 +22,7 @@ class LoggedDelivery:
     status: DeliveryStatus
     attempts: int
     next_attempt_at: datetime | None
-    last_status_code: int | None
     created_at: datetime
-    finished_at: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +46,7 @@ async def deliveries_of(
     rows = await conn.fetch(
         """
         SELECT id, event_id, url, version, temporary, status, attempts, next_attempt_at,
-               last_status_code, created_at, finished_at
+               created_at
         FROM webhook_deliveries
         WHERE account_id = $1 AND event_id = ANY($2::bigint[])
         ORDER BY event_id, id
@@ -66,9 +64,7 @@ async def deliveries_of(
             DeliveryStatus(r["status"]),
             r["attempts"],
             r["next_attempt_at"],
-            r["last_status_code"],
             r["created_at"],
-            r["finished_at"],
         )
         for r in rows
     ]
