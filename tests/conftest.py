@@ -26,6 +26,7 @@ from pixgate.ledger import verify
 from pixgate.runtime import Runtime, build_runtime
 from pixgate.settings import Settings
 from tests.helpers import empty_database
+from tests.webhooks.receiver import Receiver
 
 SERVER_URL = os.environ.get(
     "PIXGATE_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -95,3 +96,12 @@ async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
         yield c
+
+
+@pytest.fixture
+async def receiver() -> AsyncIterator[Receiver]:
+    """A live webhook receiver on loopback, for any test that needs one."""
+    server = Receiver()
+    await server.start()
+    yield server
+    await server.stop()

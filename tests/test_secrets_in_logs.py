@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -34,7 +34,6 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 import httpx
-import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -298,14 +297,6 @@ async def logged(log_path: Path, event: str, level: str, count: int) -> None:
 
 
 # --- the test ----------------------------------------------------------------------------
-
-
-@pytest.fixture
-async def receiver() -> AsyncIterator[Receiver]:
-    server = Receiver()
-    await server.start()
-    yield server
-    await server.stop()
 
 
 async def test_no_secret_in_logs_or_error_bodies(

@@ -23,7 +23,7 @@ import base64
 import json
 import re
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -1188,14 +1188,6 @@ def api_routes() -> set[tuple[str, str]]:
 
 
 # --- the sweep ----------------------------------------------------------------------------
-
-
-@pytest.fixture
-async def receiver() -> AsyncIterator[Receiver]:
-    server = Receiver()
-    await server.start()
-    yield server
-    await server.stop()
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -11,7 +10,6 @@ from pixgate.db.pool import Connection
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks import destinations
 from tests.builders import count_sent
-from tests.webhooks.receiver import Receiver
 
 
 @pytest.fixture(autouse=True)
@@ -19,14 +17,6 @@ async def no_silent_destinations() -> None:
     """Each test starts with no destination remembered as silent: a receiver of an earlier
     test that hung may have had the port this test's receiver gets."""
     destinations.forget()
-
-
-@pytest.fixture
-async def receiver() -> AsyncIterator[Receiver]:
-    server = Receiver()
-    await server.start()
-    yield server
-    await server.stop()
 
 
 @pytest.fixture
