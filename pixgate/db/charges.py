@@ -73,7 +73,7 @@ class CreatedCharge:
 
 @dataclass(frozen=True, slots=True)
 class SplitRow:
-    """A split recipient as stored with its charge (4.3 `splits[]`)."""
+    """A split recipient as stored with its charge (a cash-in's `splits[]`)."""
 
     pix_key: str
     pix_key_type: str

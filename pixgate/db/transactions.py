@@ -1,4 +1,4 @@
-"""Reading an account's transactions: the statement (4.6) and the by-key list (4.7).
+"""Reading an account's transactions: the statement and the by-key list.
 
 Every query takes `account_id`: it is the one place tenancy is enforced for these lists.
 Pages are newest first with `id` as the tie-break, so a fixed set pages without gaps
@@ -23,7 +23,7 @@ from pixgate.domain.labels import OperationType, TransactionStatus
 
 @dataclass(frozen=True, slots=True)
 class Transaction:
-    """A `transactions` row: one money movement the integrator sees (2.6).
+    """A `transactions` row: one money movement the integrator sees.
 
     `id` is the numeric key, `transaction_id` the public UUID; `kind` names the use case that
     wrote it (`domain.labels.TransactionKind`, an open set: the column has no CHECK).

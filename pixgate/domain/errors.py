@@ -14,7 +14,7 @@ class PixgateError(Exception):
     status: ClassVar[int] = 500
     user_message: ClassVar[str] = "Something went wrong. Please try again."
     business: ClassVar[bool] = True
-    """Business errors carry `errorCode` (equal to `code`) in the 7.1 envelope."""
+    """Business errors carry `errorCode` (equal to `code`) in the general envelope."""
 
     def __init__(
         self,
@@ -130,7 +130,7 @@ class SandboxScenarioUnknown(PixgateError):
     user_message = "Unknown X-Sandbox-Scenario value."
 
 
-# --- token endpoint (7.2) ----------------------------------------------------------------
+# --- token endpoint ----------------------------------------------------------------------
 
 
 class CertHeaderMissing(PixgateError):
@@ -189,7 +189,7 @@ class UnsupportedGrantType(PixgateError):
     user_message = "Only grant_type=client_credentials is supported."
 
 
-# --- cash-out (7.3) ----------------------------------------------------------------------
+# --- cash-out ----------------------------------------------------------------------------
 
 
 class InsufficientBalance(PixgateError):
@@ -242,7 +242,7 @@ class DuplicateExternalId(PixgateError):
     user_message = "This externalId was already used."
 
 
-# --- webhooks (4.9, 4.11) ----------------------------------------------------------------
+# --- webhooks ----------------------------------------------------------------------------
 
 
 class InvalidWebhookConfig(PixgateError):
@@ -269,7 +269,7 @@ class NoWebhookDestination(PixgateError):
     business = False
 
 
-# --- DICT transfer (4.13; simple body, 422s of 7.5) --------------------------------------
+# --- DICT transfer (simple body; refusals of the request's content are 422) --------------
 
 
 class DictKeyNotFound(PixgateError):
@@ -298,7 +298,7 @@ class IdempotencyKeyReused(PixgateError):
     business = False
 
 
-# --- cash-in, charges, QR cash-out and the sandbox (4.3, 4.4) ----------------------------
+# --- cash-in, charges, QR cash-out and the sandbox ---------------------------------------
 
 
 class ChargeNotPayable(PixgateError):
@@ -330,12 +330,12 @@ class OwnChargePayment(PixgateError):
 
 
 class ExternalIdConflict(DuplicateExternalId):
-    """QR cash-out answers a reused externalId with 409 (4.4), cash-out with 400 (7.3)."""
+    """QR cash-out answers a reused externalId with 409, cash-out with 400."""
 
     status = 409
 
 
-# --- refunds (4.5, 4.15, D7, D30) ----------------------------------------------------------
+# --- refunds -----------------------------------------------------------------------------
 
 
 class RefundAmountExceeded(PixgateError):
@@ -351,7 +351,7 @@ class RefundDeadlineExceeded(PixgateError):
 
 
 class DevolucaoDeadlineExceeded(RefundDeadlineExceeded):
-    """The Central-Bank-style refund answers a closed window with 422 (7.5), refund-in 400."""
+    """The Central-Bank-style refund answers a closed window with 422, refund-in 400."""
 
     status = 422
 

@@ -1,4 +1,4 @@
-"""Identifier formats: end-to-end ids, txids (4.14) and clientIds.
+"""Identifier formats: end-to-end ids, txids and clientIds.
 
 Random parts come from `secrets`: an end-to-end id or a txid that could be guessed would
 let anyone probe for other accounts' transactions.
@@ -18,7 +18,7 @@ _ISPB = re.compile(r"[0-9]{8}")
 _E2E = re.compile(r"[ED][0-9]{8}([0-9]{12})[A-Za-z0-9]{11}")
 
 TXID_PATTERN = re.compile(r"^[a-zA-Z0-9]{26,35}$")
-"""The cob txid of the Central Bank's API Pix (4.14).
+"""The cob txid of the Central Bank's API Pix.
 
 Match it with `fullmatch` (or use `is_txid`): `match` would let `$` accept a trailing
 newline. Kept in this spelling so it can be handed to pydantic and shown in OpenAPI as is.

@@ -1,5 +1,5 @@
 """Stored values of transactions (and an account's split frequency) and the labels the
-transaction lists display (2.6).
+transaction lists display.
 
 The database keeps the stable English codes; the lists show the spec's labels. Keeping the
 two apart lets a label change without a migration, and filters take the stored values.

@@ -1,5 +1,5 @@
-"""PIX key formats: per keyType for cash-out (4.2), per split type (4.3), for DICT (4.13),
-for lookups by key (4.7), and the one canonical spelling a key is stored and matched in.
+"""PIX key formats: per keyType for cash-out, per split type, for DICT,
+for lookups by key, and the one canonical spelling a key is stored and matched in.
 
 Every check is on form. Cash-out takes document keys by form only (the settling bank
 judges the key); split keys are our own payouts, so their CPF/CNPJ check digits are
@@ -23,7 +23,7 @@ from pixgate.domain.documents import (
 )
 
 MAX_EMAIL = 77
-"""The DICT's limit for an e-mail key (and for any key: the `chave` of a cob, 4.14)."""
+"""The DICT's limit for an e-mail key (and for any key: the `chave` of a cob)."""
 
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
@@ -49,7 +49,7 @@ DetectedKeyType = Literal["CPF", "CNPJ", "PHONE", "EMAIL", "RANDOM"]
 
 
 class KeyType(StrEnum):
-    """`details.keyType` of a cash-out (4.2)."""
+    """`details.keyType` of a cash-out."""
 
     DOCUMENT = "DOCUMENT"
     EMAIL = "EMAIL"
@@ -58,7 +58,7 @@ class KeyType(StrEnum):
 
 
 class SplitKeyType(StrEnum):
-    """`splits[].pixKeyType` of a cash-in (4.3)."""
+    """`splits[].pixKeyType` of a cash-in."""
 
     EMAIL = "EMAIL"
     PHONE = "PHONE"
@@ -80,7 +80,7 @@ def is_evp(value: str, *, allow_plain: bool = True) -> bool:
 
 
 def is_valid_cash_out_key(key: str, key_type: KeyType) -> bool:
-    """A key in the form its cash-out keyType asks for (4.2).
+    """A key in the form its cash-out keyType asks for.
 
     Documents by form only: a key is whatever the DICT holds, and its check digits are
     the settling bank's to judge. Phones without `+55`, as the spec's table says.
@@ -97,7 +97,7 @@ def is_valid_cash_out_key(key: str, key_type: KeyType) -> bool:
 
 
 def is_valid_split_key(key: str, key_type: SplitKeyType) -> bool:
-    """A split recipient's key (4.3); documents need correct check digits.
+    """A split recipient's key; documents need correct check digits.
 
     Splits are paid out later without the client watching, so a mistyped CPF/CNPJ is
     caught at charge creation instead of failing a payout. Phones with or without `+55`.
@@ -116,7 +116,7 @@ def is_valid_split_key(key: str, key_type: SplitKeyType) -> bool:
 
 
 def dict_key_type(key: str) -> DictKeyType | None:
-    """The DICT family's key formats (4.13), which are the Central Bank's own.
+    """The DICT family's key formats, which are the Central Bank's own.
 
     Phones must carry `+55` and EVPs must be hyphenated: that is how the DICT stores them,
     and it is what removes the ambiguity between an 11-digit CPF and a mobile number.
@@ -135,7 +135,7 @@ def dict_key_type(key: str) -> DictKeyType | None:
 
 
 def detect_key_type(key: str) -> DetectedKeyType | None:
-    """The type of a key written in any spelling the public family accepts (4.7).
+    """The type of a key written in any spelling the public family accepts.
 
     Eleven bare digits are both a CPF form and a mobile number: they are a CPF when the
     check digits are right (a phone number passes by chance once in a hundred), a phone

@@ -1,4 +1,4 @@
-"""Refunds: their kinds, the Central Bank's `natureza` and devolucao statuses (2.10), and
+"""Refunds: their kinds, the Central Bank's `natureza` and devolucao statuses, and
 the identifiers a refund request may carry.
 
 The rules that count money (what is left to refund, the refund window) are the database's
@@ -40,7 +40,7 @@ class Natureza(StrEnum):
 
 
 REQUESTABLE: Final = frozenset({Natureza.ORIGINAL, Natureza.RETIRADA})
-"""What a client may send; the MED natures are only answered (2.10)."""
+"""What a client may send; the MED natures are only answered."""
 
 
 class DevolucaoStatus(StrEnum):

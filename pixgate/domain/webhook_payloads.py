@@ -65,7 +65,7 @@ def _render_v1(event: EventFacts) -> dict[str, Any]:
     extra: dict[str, Any] = event.data.get("extra") or {}
     amount, fee = int(row.get("amount") or 0), int(row.get("fee") or 0)
     movement = MOVEMENT_TYPES.get(row.get("operation", ""), "DEBIT")
-    # a refund's providerTransactionId (2.4), answered at creation, correlates its webhook
+    # a refund's providerTransactionId, answered at creation, correlates its webhook
     provider_id = (row.get("details") or {}).get("providerTransactionId")
     correlation = {"providerTransactionId": provider_id} if provider_id else {}
     final = amount + fee if movement == "DEBIT" else amount - fee

@@ -67,7 +67,7 @@ MAX_HEADER_VALUE_LENGTH = 1024
 EXCERPT_CHARS = 2048
 BLOCKED_HEADER_NAMES = frozenset(
     {
-        # 4.9's list: they would break or lie about the request itself.
+        # blocked: they would break or lie about the request itself.
         "host",
         "content-length",
         "connection",
@@ -123,7 +123,7 @@ def is_header_name(name: str) -> bool:
 
 
 def check_headers(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
-    """Custom headers (4.9): at most 5, valid names, none of the blocked ones, values that
+    """Custom headers: at most 5, valid names, none of the blocked ones, values that
     go on the wire as registered. Every way of registering one calls this, and delivery
     calls it again on what is stored, so no header is ever sent that would break a request."""
     if len(pairs) > MAX_HEADERS:

@@ -1,4 +1,4 @@
-"""Token issuance (4.1, 5, 7.2) and bearer verification for every other endpoint."""
+"""Token issuance and bearer verification for every other endpoint."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ class Principal:
 
 
 def read_certificate(header: str | None) -> certificates.ClientCertificate:
-    """The first two checks of section 5: the header is there and holds a PEM certificate."""
+    """The certificate's first two checks: the header is there and holds a PEM certificate."""
     if not header:
         raise CertHeaderMissing("X-SSL-Client-Cert header is required")
     try:
@@ -91,7 +91,7 @@ async def issue_token(
             if registered is None:
                 raise CertNotRegistered("certificate fingerprint is not registered")
             credential = await credential_rows.active_credential(conn, client_id)
-    except UNAVAILABLE as exc:  # section 7.2's code for credentials that cannot be checked
+    except UNAVAILABLE as exc:  # the token endpoint's code for credentials that cannot be checked
         raise AuthUpstreamUnavailable("the credential store cannot be reached") from exc
     expected = credential.secret_hash if credential is not None else _DUMMY_HASH
     secret_ok = hmac.compare_digest(expected, hash_secret(rt.secret_hash_key, client_secret))

@@ -1,4 +1,4 @@
-"""Balances (2.7, and the standard shape): read from the same ledger-backed row in both."""
+"""Balances, Central-Bank style and standard: read from the same ledger-backed row in both."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""POST /api/pix/cash-in (4.3, 2.3, 7.4): a dynamic charge the account receives.
+"""POST /api/pix/cash-in: a dynamic charge the account receives.
 
 Everything is validated first (one 400 listing every bad field, then the splits against
 the amount net of the account's fee) and the BR Code built; then the charge is announced

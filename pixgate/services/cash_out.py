@@ -1,4 +1,4 @@
-"""POST /api/pix/cash-out (4.2, 7.3): a PIX sent to a key, settled later by the settling bank.
+"""POST /api/pix/cash-out: a PIX sent to a key, settled later by the settling bank.
 
 The order is checked here; `services.outgoing.hold_pending` then writes the PENDING row,
 holds amount + fee, checks the limits and queues the settlement, in one statement.

@@ -1,4 +1,4 @@
-"""POST /api/pix/cash-out-qrcode (4.4, 2.5, 7.5): pay a BR Code (copy-and-paste string).
+"""POST /api/pix/cash-out-qrcode: pay a BR Code (copy-and-paste string).
 
 The code is decoded (TLV, CRC16, static or dynamic); `value` must equal its amount when it
 has one. Then one of two paths, each one transaction:
@@ -18,7 +18,7 @@ has one. Then one of two paths, each one transaction:
   deterministic synthetic holder.
 
 Static codes are never ours: the gateway issues only dynamic codes.
-Fees: the account's `cash_out` fee (a QR cash-out is a cash-out, 1.3).
+Fees: the account's `cash_out` fee (a QR cash-out is a cash-out).
 """
 
 from __future__ import annotations

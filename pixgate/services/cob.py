@@ -1,4 +1,4 @@
-"""Immediate charges of the Central-Bank family: PUT, GET and PATCH /cob/{txid} (4.14, 2.9).
+"""Immediate charges of the Central-Bank family: PUT, GET and PATCH /cob/{txid}.
 
 A cob is a charge of kind `cob` with a PENDING PAYMENT transaction, created ATIVA with
 revision 0. PATCH revises the editable fields (revision + 1; a new amount means a new

@@ -1,4 +1,4 @@
-"""DICT transfers (4.13, 2.8, 3): pay a PIX key registered in the DICT, once per idempotency key.
+"""DICT transfers: pay a PIX key registered in the DICT, once per idempotency key.
 
 `create` looks the key up in the DICT (outside any transaction: it is a provider call),
 then in ONE transaction inserts the transfer (INSERT ... ON CONFLICT on the account's
@@ -10,7 +10,7 @@ gives it two hooks: `expiry_failure` (a NORM transfer still queued past
 `created_at + expiration` fails with PAYMENT_EXPIRED, its hold voided, no provider call)
 and `payment_order` (what `provider.pay` receives). A creditorDocument that differs from
 the DICT holder's is known at creation: the transfer is stored in ERROR (TAX_ID_MISMATCH)
-with its event and no hold, so the balance is never debited (2.2).
+with its event and no hold, so the balance is never debited.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Refunds (4.5, 4.15, 2.4, 2.10, D7, D8, D10, D24, D30): one service behind both families.
+"""Refunds: one service behind both families.
 
 A refund of a received PIX, asked for by `POST /api/pix/refund-in/{id}` (`refund_in`) or
 `PUT /pix/{e2eid}/devolucao/{id}` (`devolucao`), is one REFUND_IN transaction whose
@@ -20,7 +20,7 @@ at creation, so that every family (and an approved MED case, whose transaction a
 the receiver's account) creates its refund by the one rule, and the job's conditional
 settlement makes a second run change nothing.
 
-`refund_out` is the other direction (sandbox, D24): the receiver of one of our cash-outs
+`refund_out` is the other direction (sandbox only): the receiver of one of our cash-outs
 returns money, a REFUND_OUT credited at once; not for a cash-out paid to another of our
 accounts, which that account returns with a refund.
 """
@@ -158,7 +158,7 @@ async def get_devolucao(rt: Runtime, account_id: int, end_to_end_id: str, refund
 
 
 async def refund_out(rt: Runtime, account_id: int, original: uuid.UUID, value: Decimal) -> Refund:
-    """Sandbox (D24): the receiver of one of the account's CONFIRMED cash-outs returns
+    """Sandbox: the receiver of one of the account's CONFIRMED cash-outs returns
     `value` of it; credited at once, never more in all than the cash-out."""
     amount = amount_of(value, "value")
     now = rt.clock.now()

@@ -1,4 +1,4 @@
-"""Split recipients of a paid charge (2.3, 4.3): each gets its share as a PIX out.
+"""Split recipients of a paid charge: each gets its share as a PIX out.
 
 When the charge is paid, each split's share of the GROSS amount is computed once with
 `allocate_splits` (PERCENTAGE: percent of gross; FIXED: the stated amount; no cent made or

@@ -1,4 +1,4 @@
-"""The account statement (4.6) and the transactions of one PIX key (4.7), shaped as 2.6.
+"""The account statement and one PIX key's transactions, shaped as docs/transactions.md shows.
 
 Dates are days of the gateway's time zone (Brasília by default): `startDate` from
 00:00, `endDate` through 23:59:59.999. The service answers the stored rows of the page;

@@ -1,4 +1,4 @@
-"""POST /api/auth/token and /oauth/token, and bearer verification (4.1, 5, 7.2, D2)."""
+"""POST /api/auth/token and /oauth/token, and bearer verification."""
 
 from __future__ import annotations
 

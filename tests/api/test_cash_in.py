@@ -1,4 +1,4 @@
-"""POST /api/pix/cash-in (4.3, 2.3, 7.4, D22, D23) on real PostgreSQL."""
+"""POST /api/pix/cash-in on real PostgreSQL."""
 
 from __future__ import annotations
 

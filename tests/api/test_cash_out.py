@@ -1,4 +1,4 @@
-"""POST /api/pix/cash-out (4.2, 7.3, 2.2, D5, D6, D22) and its settlement, on real PostgreSQL."""
+"""POST /api/pix/cash-out and its settlement, on real PostgreSQL."""
 
 from __future__ import annotations
 
@@ -448,7 +448,7 @@ class TestSettlementErrors:
 
 
 class TestRefusals:
-    """Every refusal answers the 7.1 envelope and changes nothing."""
+    """Every refusal answers the general error envelope and changes nothing."""
 
     async def _refused(
         self,

@@ -1,4 +1,4 @@
-"""POST /api/pix/cash-out-qrcode (4.4, 2.5, 7.5, D10, D22): external codes and our charges."""
+"""POST /api/pix/cash-out-qrcode: external codes and our charges."""
 
 from __future__ import annotations
 

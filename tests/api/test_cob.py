@@ -1,4 +1,4 @@
-"""PUT, GET and PATCH /cob/{txid} (4.14, 2.9, D13, D14) and the charge location (JWS)."""
+"""PUT, GET and PATCH /cob/{txid} and the charge location (JWS)."""
 
 from __future__ import annotations
 

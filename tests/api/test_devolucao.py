@@ -1,4 +1,4 @@
-"""PUT and GET /pix/{e2eid}/devolucao/{id} (4.15, 2.10, D13), the refundable balance both
+"""PUT and GET /pix/{e2eid}/devolucao/{id}, the refundable balance both
 families share, and the refund_in webhooks (v1 and v2 REFUND), on real PostgreSQL."""
 
 from __future__ import annotations

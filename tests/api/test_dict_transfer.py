@@ -1,4 +1,4 @@
-"""POST /dict/pix (4.13, 2.8, 3): DICT transfers, idempotency, the NORM queue, balances."""
+"""POST /dict/pix: DICT transfers, idempotency, the NORM queue, balances."""
 
 from __future__ import annotations
 

@@ -236,7 +236,7 @@ def _node_id_for_schemathesis(request: pytest.FixtureRequest) -> None:
 
 def provider_unavailable_by_design(case: schemathesis.Case, response: Any) -> bool:
     """`X-Sandbox-Scenario: PROVIDER_UNAVAILABLE` (case-insensitive, as the sandbox reads it)
-    asks for the 500 the spec gives a provider that cannot be reached (7.4, D22). On the
+    asks for the 500 the spec gives a provider that cannot be reached. On the
     operations that take the header, that one answer is not a server error to report; its
     status and body are still checked."""
     value = (case.headers or {}).get("x-sandbox-scenario") or ""

@@ -1,4 +1,4 @@
-"""MED cases (4.8, 2.11, D12): opened through the sandbox, their block, their analysis and
+"""MED cases: opened through the sandbox, their block, their analysis and
 refund, their events, and GET /api/med with its filters, pages, refusals and rate limit."""
 
 from __future__ import annotations

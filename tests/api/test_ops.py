@@ -1,4 +1,4 @@
-"""Operations endpoints, the OpenAPI document, and the two error bodies (7.1)."""
+"""Operations endpoints, the OpenAPI document, and the two error bodies."""
 
 from __future__ import annotations
 

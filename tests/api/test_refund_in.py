@@ -1,4 +1,4 @@
-"""POST /api/pix/refund-in/{id} (4.5, 2.4, 7.5, D7, D10, D30) and its settlement, on real
+"""POST /api/pix/refund-in/{id} and its settlement, on real
 PostgreSQL through HTTP."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""POST /sandbox/pix/{transactionId}/refund-out (D24): the receiver of one of our cash-outs
+"""POST /sandbox/pix/{transactionId}/refund-out: the receiver of one of our cash-outs
 returns money, a REFUND_OUT credited at once, never more in all than the cash-out."""
 
 from __future__ import annotations

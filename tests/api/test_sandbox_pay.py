@@ -1,4 +1,4 @@
-"""POST /sandbox/pix/pay and /sandbox/pix/incoming (D24): a charge paid once, money in."""
+"""POST /sandbox/pix/pay and /sandbox/pix/incoming: a charge paid once, money in."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""GET /api/transactions (4.6) and GET /api/pix/transactions/pix-key/{pixKey} (4.7)."""
+"""GET /api/transactions and GET /api/pix/transactions/pix-key/{pixKey}."""
 
 from __future__ import annotations
 

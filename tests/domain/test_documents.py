@@ -1,4 +1,4 @@
-"""CPF and CNPJ, numeric and alphanumeric (D29)."""
+"""CPF and CNPJ, numeric and alphanumeric."""
 
 from __future__ import annotations
 

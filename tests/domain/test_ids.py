@@ -1,4 +1,4 @@
-"""End-to-end ids (D8) and txids (4.14)."""
+"""End-to-end ids and txids."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Money rules (D4): exact cents, no rounding of input, shares that never lose a cent."""
+"""Money rules: exact cents, no rounding of input, shares that never lose a cent."""
 
 from __future__ import annotations
 

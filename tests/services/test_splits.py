@@ -1,4 +1,4 @@
-"""Split payouts of a paid charge (2.3, 4.3): shares to the cent, immediate or on schedule.
+"""Split payouts of a paid charge: shares to the cent, immediate or on schedule.
 
 Reconciliation checked on every paid charge: gross = cash-in fee + sum(payouts) + what
 stays with the account.

@@ -21,7 +21,7 @@ async def no_silent_destinations() -> None:
 
 @pytest.fixture
 def insecure(rt: Runtime) -> Runtime:
-    """Loopback and http:// destinations allowed (D19's development setting)."""
+    """Loopback and http:// destinations allowed (the development setting)."""
     rt.settings = rt.settings.model_copy(update={"allow_insecure_webhooks": True})
     return rt
 

@@ -1,4 +1,4 @@
-"""POST/GET /api/webhooks (disabled and enabled, D18), resend (4.11, D20) and GET /api/events."""
+"""POST/GET /api/webhooks (disabled and enabled), resend and GET /api/events."""
 
 from __future__ import annotations
 

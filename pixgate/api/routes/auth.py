@@ -1,4 +1,4 @@
-"""POST /api/auth/token and its alias POST /oauth/token (4.1, 5), JSON or OAuth 2.0 form.
+"""POST /api/auth/token and its alias POST /oauth/token, JSON or OAuth 2.0 form.
 
 The body is read by hand because the endpoint takes JSON (the spec) and the OAuth 2.0
 client-credentials form (RFC 6749 4.4) that Central Bank API Pix clients send, and
@@ -48,7 +48,7 @@ _TOKEN_ERRORS = openapi_responses(
 )
 _BODY_SCHEMA: dict[str, Any] = {
     # The header is read by hand (its checks come first and answer their own codes), so
-    # FastAPI does not see it: declared here, required as section 5 says.
+    # FastAPI does not see it: declared here, required: the token is bound to it.
     "parameters": [
         {
             "name": "X-SSL-Client-Cert",

@@ -1,4 +1,4 @@
-"""GET /accounts/balances (2.7, Central-Bank style) and GET /api/balance (the standard shape)."""
+"""GET /accounts/balances (Central-Bank style) and GET /api/balance (the standard shape)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""POST /api/pix/cash-out-qrcode: parse, call the service, shape 2.5 (status-only errors, 7.5)."""
+"""POST /api/pix/cash-out-qrcode: parse, call the service, answer; errors carry only a status."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PUT, GET and PATCH /cob/{txid} (4.14, 2.9; Central-Bank status codes; simple error body)."""
+"""PUT, GET and PATCH /cob/{txid} (Central-Bank status codes; simple error body)."""
 
 from __future__ import annotations
 

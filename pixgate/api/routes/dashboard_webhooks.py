@@ -1,4 +1,4 @@
-"""The dashboard's Settings > Webhooks page (4.9's rules, the signing secret) and its
+"""The dashboard's Settings > Webhooks page (the API's rules, the signing secret) and its
 delivery log (events, deliveries, attempts, Resend): the services the API and the CLI call.
 """
 

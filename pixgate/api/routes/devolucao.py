@@ -1,4 +1,4 @@
-"""PUT and GET /pix/{e2eid}/devolucao/{id} (4.15, 2.10, D13): the Central-Bank-style refund.
+"""PUT and GET /pix/{e2eid}/devolucao/{id}: the Central-Bank-style refund.
 
 PUT answers 201, GET 200; errors in the simple body. A repeated PUT (same e2eid and id,
 same body) answers 201 with the refund the first one made, as it is now, and the header

@@ -1,4 +1,4 @@
-"""POST /dict/pix (4.13): Central-Bank-style transfer to a DICT key; 201, simple error body.
+"""POST /dict/pix: Central-Bank-style transfer to a DICT key; 201, simple error body.
 
 A repeat of `x-idempotency-key` answers 201 again with the same transfer (as it is now)
 and the header `Idempotent-Replayed: true`, so a client retrying after a timeout gets
@@ -32,7 +32,7 @@ router = APIRouter(
 UUID_V4 = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
 _IDEMPOTENCY_HEADER: dict[str, Any] = {
     # Read by `idempotency_key`, which answers its own 400 before the body is looked at, so
-    # FastAPI does not see it as required: declared here as section 4.13 says.
+    # FastAPI does not see it as required: declared here, required for every transfer.
     "parameters": [
         {
             "name": "x-idempotency-key",

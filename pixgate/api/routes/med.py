@@ -1,4 +1,4 @@
-"""GET /api/med (4.8): the account's MED cases, filtered and paged."""
+"""GET /api/med: the account's MED cases, filtered and paged."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""POST /api/pix/refund-in/{id} (4.5, 2.4, 7.5): refund a received PIX, in full or in part.
+"""POST /api/pix/refund-in/{id}: refund a received PIX, in full or in part.
 
 General error envelope. The refund is PENDING until the settling bank returns the money;
 its result arrives by the `refund_in` webhook.

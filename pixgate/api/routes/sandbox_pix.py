@@ -3,7 +3,7 @@
 
 Any authenticated account may pay any charge's code (the payer is the outside world);
 `incoming` credits the caller's own account; `refund-out` is the receiver of one of the
-caller's cash-outs returning money (D24). General error envelope; mounted only in
+caller's cash-outs returning money. General error envelope; mounted only in
 sandbox mode.
 """
 

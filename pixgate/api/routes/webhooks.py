@@ -1,7 +1,7 @@
-"""Webhook configuration (4.9, 4.10), resend (4.11), the event list, and the OpenAPI
+"""Webhook configuration, resend, the event list, and the OpenAPI
 `webhooks` section that documents every payload a receiver gets.
 
-Simple-body errors (7.1, "other endpoints"). POST/GET /api/webhooks behave as the spec
+Simple-body errors (docs/errors.md). POST/GET /api/webhooks behave as the spec
 says today (disabled) unless `webhook_api_enabled` is on.
 """
 
@@ -45,7 +45,7 @@ EventTypeParam = Literal[
     response_model=schemas.WebhookCreated,
     summary="Add a webhook URL for an event type",
     description="Disabled unless PIXGATE_WEBHOOK_API_ENABLED is on: then answers "
-    "`success: false` and persists nothing (4.9). Enabled: adds the URL (at most 3 active per "
+    "`success: false` and persists nothing. Enabled: adds the URL (at most 3 active per "
     "event type); the same URL again updates its headers and version.",
     responses={400: {"model": ApiError}, 404: {"model": ApiError}},
 )
@@ -71,7 +71,7 @@ async def add_webhook(
     response_model=schemas.WebhookList,
     summary="List the account's webhooks",
     description="Disabled unless PIXGATE_WEBHOOK_API_ENABLED is on: then always an empty "
-    "list (4.10), which must not be used to verify configuration.",
+    "list, which must not be used to verify configuration.",
     responses={404: {"model": ApiError}},
 )
 async def list_webhooks(rt: RuntimeDep, who: CurrentAccount) -> schemas.WebhookList:

@@ -1,4 +1,4 @@
-"""Token endpoint bodies (4.1, 2.1)."""
+"""Token endpoint bodies."""
 
 from __future__ import annotations
 

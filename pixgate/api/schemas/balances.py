@@ -1,4 +1,4 @@
-"""Balance shapes: Central-Bank style (2.7) and the standard one (GET /api/balance).
+"""Balance shapes: Central-Bank style and the standard one (GET /api/balance).
 
 GET /accounts/balances is a hot route: each answer is validated once, by field name
 (`BuiltModel`).

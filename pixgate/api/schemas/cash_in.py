@@ -1,4 +1,4 @@
-"""POST /api/pix/cash-in bodies (4.3, 2.3).
+"""POST /api/pix/cash-in bodies.
 
 Shape, lengths and the amounts' range and spelling are checked here; documents, split keys,
 the splits' places and total are the service's (`services.cash_in.validate`), so every

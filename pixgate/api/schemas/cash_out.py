@@ -1,4 +1,4 @@
-"""POST /api/pix/cash-out bodies (4.2, 2.2).
+"""POST /api/pix/cash-out bodies.
 
 A bad amount answers PIX_INVALID_AMOUNT (`PixAmount`), and key rules are the service's, so
 they answer PIX_INVALID_PIX_KEY rather than a generic field error.

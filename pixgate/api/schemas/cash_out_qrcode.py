@@ -1,4 +1,4 @@
-"""POST /api/pix/cash-out-qrcode bodies (4.4, 2.5)."""
+"""POST /api/pix/cash-out-qrcode bodies."""
 
 from __future__ import annotations
 
@@ -44,4 +44,4 @@ class QrCashOutRequest(BaseModel):
 
 
 class QrCashOutResponse(CashOutResponse):
-    """The same members as the cash-out's answer (2.5)."""
+    """The same members as the cash-out's answer."""

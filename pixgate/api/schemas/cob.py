@@ -1,4 +1,4 @@
-"""Bodies of PUT, GET and PATCH /cob/{txid} (4.14, 2.9).
+"""Bodies of PUT, GET and PATCH /cob/{txid}.
 
 Requests modelled on the Central Bank's CobSolicitada and CobRevisada, the answer on its
 Cob (members without a value are left out: the routes exclude nulls).

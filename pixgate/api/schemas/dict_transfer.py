@@ -1,4 +1,4 @@
-"""POST /dict/pix bodies (4.13, 2.8): a transfer to a PIX key found in the DICT.
+"""POST /dict/pix bodies: a transfer to a PIX key found in the DICT.
 
 Every 400 of the endpoint is decided here, before the service runs, so a rejected request
 never reaches the DICT or the ledger. The shapes of keys and documents come from the
@@ -119,7 +119,7 @@ TYPE_OF_STATUS: dict[str, Literal["PENDING", "COMPLETED", "ERROR"]] = {
     "CONFIRMED": "COMPLETED",
     "ERROR": "ERROR",
 }
-"""2.8's `type` for each transaction status."""
+"""The answer's `type` for each transaction status."""
 
 
 class DictPaymentAmount(ApiModel):

@@ -32,7 +32,7 @@ class ApiError(SimpleError):
 
 
 class ErrorEnvelope(SimpleError):
-    """Section 7.1: the body of errors of the token, cash-in and cash-out endpoints."""
+    """The general envelope (docs/errors.md): errors of the token, cash-in and cash-out routes."""
 
     timestamp: str
     path: str

@@ -1,4 +1,4 @@
-"""MED cases on the wire: the items of GET /api/med (2.11) and the sandbox's requests."""
+"""MED cases on the wire: the items of GET /api/med and the sandbox's requests."""
 
 from __future__ import annotations
 

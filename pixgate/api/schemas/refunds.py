@@ -1,6 +1,6 @@
-"""Bodies of the refund routes: POST /api/pix/refund-in/{id} (4.5, 2.4), PUT and GET
+"""Bodies of the refund routes: POST /api/pix/refund-in/{id}, PUT and GET
 /pix/{e2eid}/devolucao/{id} (4.15, 2.10, modelled on the Central Bank's DevolucaoSolicitada
-and Devolucao) and POST /sandbox/pix/{transactionId}/refund-out (D24)."""
+and Devolucao) and POST /sandbox/pix/{transactionId}/refund-out."""
 
 from __future__ import annotations
 

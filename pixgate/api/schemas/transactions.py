@@ -1,4 +1,4 @@
-"""Transaction list shapes (2.6): GET /api/transactions and GET /api/pix/transactions/pix-key.
+"""Transaction list shapes: GET /api/transactions and GET /api/pix/transactions/pix-key.
 
 `ListedTransaction.values_of` is the one shaping of a stored transaction for HTTP answers
 (and the dashboard's tables), with the labels and masking of `domain/`. The list is a hot

@@ -1,5 +1,5 @@
-"""Wire shapes of the webhook configuration (4.9, 4.10, 2.12), resend (4.11, 2.13), the
-event list, and the payloads POSTed to receivers (6.2, 6.3) for the OpenAPI document."""
+"""Wire shapes of the webhook configuration, resend, the
+event list, and the payloads POSTed to receivers for the OpenAPI document."""
 
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ class Counterpart(BaseModel):
 
 
 class V1Payload(BaseModel):
-    """The public family's flat payload (6.3; the same fields for the other events)."""
+    """The public family's flat payload (the same fields for the other events; docs/webhooks.md)."""
 
     event: Literal[
         "CashIn", "CashOut", "RefundIn", "RefundOut", "MedCreated", "MedAccepted", "MedRejected"
@@ -153,7 +153,7 @@ class V1Payload(BaseModel):
     errorMessage: str | None
     counterpart: Counterpart
     metadata: dict[str, Any] = Field(description="eventId, occurredAt and producer metadata")
-    med: dict[str, Any] | None = Field(default=None, description="MED events: the 2.11 object")
+    med: dict[str, Any] | None = Field(default=None, description="MED events: a GET /api/med item")
 
 
 class Payment(BaseModel):

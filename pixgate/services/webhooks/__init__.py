@@ -6,7 +6,7 @@ One module per part, each importing only those below it:
 - `transport`: the guarded HTTP client and one signed POST (the per-process state lives here);
 - `config`: an account's URLs and signing secrets;
 - `delivery`: one automatic attempt of a pending delivery, and the attempt's log;
-- `resend`: one synchronous attempt on the merchant's request (4.11);
+- `resend`: one synchronous attempt on the merchant's request;
 - `events`: the event list;
 - `log`: the delivery log, each event with its deliveries and their attempts (the dashboard).
 

@@ -36,7 +36,7 @@ async def add(
     headers: Sequence[tuple[str, str]] = (),
     version: str = rules.WebhookVersion.V1,
 ) -> AddedEndpoint:
-    """Register a URL for an event type (4.9); the same URL again updates headers and version."""
+    """Register a URL for an event type; the same URL again updates headers and version."""
     event = rules.check_event_type(event_type)
     payload_version = rules.check_version(version, event_type)
     clean_headers = rules.check_headers(headers)

@@ -1,4 +1,4 @@
-"""Webhook resend (4.11): one synchronous attempt of an event, on the merchant's request.
+"""Webhook resend: one synchronous attempt of an event, on the merchant's request.
 
 It is apart from delivery because it finds the event by what the merchant knows (`evt_<id>`,
 a transaction's ids or externalId), may POST to a temporary URL, and answers with the
