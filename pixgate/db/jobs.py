@@ -54,20 +54,20 @@ async def enqueue(
     run_at: datetime | None = None,
     **args: Any,
 ) -> int:
-    """Insert a job in the caller's transaction; the workers are woken when it commits."""
+    """Insert a job in the caller's transaction (`job_enqueue()`, 005_jobs.sql); the workers
+    are woken when it commits."""
     job_id: int = await conn.fetchval(
-        """
-        INSERT INTO jobs (kind, args, run_at, max_attempts)
-        VALUES ($1, $2, coalesce($3, now()), $4)
-        RETURNING id
-        """,
-        kind.name,
-        args,
-        run_at,
-        kind.max_attempts,
+        "SELECT job_enqueue($1, $2, $3, $4)", kind.name, args, run_at, kind.max_attempts
     )
-    notify_after_commit(conn, CHANNEL)
+    wake_workers(conn)
     return job_id
+
+
+def wake_workers(conn: Connection) -> None:
+    """Wake the job workers once the transaction on `conn` has committed. Every path that
+    enqueues a job calls it, those that enqueue through a SQL function too: the function
+    cannot NOTIFY (005_jobs.sql)."""
+    notify_after_commit(conn, CHANNEL)
 
 
 @dataclass(frozen=True, slots=True)

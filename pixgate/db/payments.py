@@ -14,9 +14,7 @@ import asyncpg
 from pixgate.db import limit_usage
 from pixgate.db.accounts import Terms
 from pixgate.db.batches import Statement, StatementFailed, read_by_key
-from pixgate.db.jobs import CHANNEL as JOBS_CHANNEL
-from pixgate.db.jobs import DELIVER_WEBHOOK, JobKind
-from pixgate.db.notify import notify_after_commit
+from pixgate.db.jobs import DELIVER_WEBHOOK, JobKind, wake_workers
 from pixgate.db.pool import (
     LOST_RACE_STATES,
     OUT_OF_RANGE_MESSAGE,
@@ -144,7 +142,7 @@ async def _send_settlements(
         DELIVER_WEBHOOK.max_attempts,
     )
     if any(row["jobs"] for row in rows):
-        notify_after_commit(conn, JOBS_CHANNEL)
+        wake_workers(conn)
     return [
         StatementFailed(row["err_state"], row["err_message"])
         if row["err_state"]
@@ -226,7 +224,7 @@ async def _send_holds(conn: Connection, holds: Sequence[Hold]) -> list[Held | Ex
         [h.limits.night_start for h in holds],
     )
     if any(row["id"] is not None for row in rows):
-        notify_after_commit(conn, JOBS_CHANNEL)
+        wake_workers(conn)
     return [_hold_outcome(row) for row in rows]
 
 
@@ -279,5 +277,5 @@ async def hold_and_queue(
         job.max_attempts,
     )
     if held:
-        notify_after_commit(conn, JOBS_CHANNEL)
+        wake_workers(conn)
     return held

@@ -18,9 +18,7 @@ from uuid import UUID
 
 import asyncpg
 
-from pixgate.db.jobs import CHANNEL as JOBS_CHANNEL
-from pixgate.db.jobs import DELIVER_WEBHOOK, SETTLE_PAYOUT
-from pixgate.db.notify import notify_after_commit
+from pixgate.db.jobs import DELIVER_WEBHOOK, SETTLE_PAYOUT, wake_workers
 from pixgate.db.pool import Connection
 from pixgate.domain.errors import (
     InsufficientBalance,
@@ -185,7 +183,7 @@ async def create(conn: Connection, new: NewRefund) -> Refund | None:
     )
     if row is None:
         return None
-    notify_after_commit(conn, JOBS_CHANNEL)
+    wake_workers(conn)
     return await get(conn, new.account_id, row["id"])
 
 
@@ -217,7 +215,7 @@ async def credit_return(
     )
     assert row is not None
     if row["jobs"]:
-        notify_after_commit(conn, JOBS_CHANNEL)
+        wake_workers(conn)
     refund = await get(conn, account_id, row["id"])
     assert refund is not None
     return refund
@@ -239,7 +237,7 @@ async def settle_in_house(conn: Connection, refund_id: int, *, ispb: str, at: da
     )
     assert row is not None
     if row["jobs"]:
-        notify_after_commit(conn, JOBS_CHANNEL)
+        wake_workers(conn)
     return bool(row["handled"])
 
 

@@ -11,8 +11,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from pixgate.db.jobs import CHANNEL, DELIVER_WEBHOOK
-from pixgate.db.notify import notify_after_commit
+from pixgate.db.jobs import DELIVER_WEBHOOK, wake_workers
 from pixgate.db.pool import Connection
 from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus, EventType, WebhookVersion
 
@@ -89,7 +88,7 @@ async def record_event(
     )
     assert row is not None
     if row["jobs"]:
-        notify_after_commit(conn, CHANNEL)
+        wake_workers(conn)
     event_id: int = row["id"]
     return event_id
 

@@ -3,7 +3,9 @@ the claimer's finished jobs done, all in one statement."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from pixgate.db import jobs
 from pixgate.runtime import Runtime
@@ -115,3 +117,17 @@ async def test_a_job_finished_in_this_claim_is_not_retaken_by_it(rt: Runtime) ->
     claimed = await claim(rt, "w1", finished=[expired])
     assert claimed.jobs == []
     assert (await job_row(rt, expired))["status"] == "done"
+
+
+def test_only_job_enqueue_writes_a_job_row() -> None:
+    """Every path that enqueues a job, SQL functions included, goes through `job_enqueue()`
+    (005_jobs.sql): what a job row holds is written there once."""
+    package = Path(jobs.__file__).resolve().parent.parent
+    writers = [
+        path.relative_to(package).as_posix()
+        for path in sorted(package.rglob("*"))
+        if path.suffix in {".py", ".sql"}
+        and "migrations" not in path.parts
+        and re.search(r"INSERT\s+INTO\s+jobs\b", path.read_text(), re.IGNORECASE)
+    ]
+    assert writers == ["db/sql/005_jobs.sql"]

@@ -40,11 +40,10 @@ BEGIN
           ON we.account_id = ev.account_id AND we.event_type = ev.type
          AND we.is_active
         RETURNING id
-    ), job AS (
-        INSERT INTO jobs (kind, args, max_attempts)
-        SELECT p_job_kind, jsonb_build_object('delivery_id', delivery.id), p_max_runs
+    ), job AS MATERIALIZED (
+        SELECT job_enqueue(p_job_kind, jsonb_build_object('delivery_id', delivery.id),
+                           NULL, p_max_runs)
         FROM delivery
-        RETURNING id
     )
     SELECT ev.id, (SELECT count(*) FROM job) FROM ev;
 END

@@ -24,9 +24,8 @@ BEGIN
         RETURN false;
     END IF;
     PERFORM limit_count(p_account, p_created_at, p_amount, p_day_start, p_night_start);
-    INSERT INTO jobs (kind, args, run_at, max_attempts)
-    VALUES (p_job_kind, jsonb_build_object('transaction_id', p_transaction), p_run_at,
-            p_max_attempts);
+    PERFORM job_enqueue(p_job_kind, jsonb_build_object('transaction_id', p_transaction),
+                        p_run_at, p_max_attempts);
     RETURN true;
 END
 $$;
@@ -63,8 +62,8 @@ BEGIN
         RETURN;
     END IF;
 
-    INSERT INTO jobs (kind, args, run_at, max_attempts)
-    VALUES (p_job_kind, jsonb_build_object('transaction_id', v_id), p_run_at, p_max_attempts);
+    PERFORM job_enqueue(p_job_kind, jsonb_build_object('transaction_id', v_id), p_run_at,
+                        p_max_attempts);
     v_account := ledger_hold(p_account_id, p_amount + p_fee, v_id);
     v_held := v_account.id IS NOT NULL;
     IF NOT v_held THEN  -- the terms are then read without the row's lock

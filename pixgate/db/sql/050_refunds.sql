@@ -146,8 +146,8 @@ BEGIN
             USING ERRCODE = 'PXR02', DETAIL = v_last_day::text;
     END IF;
     PERFORM refund_fits(p_original, p_amount);
-    INSERT INTO jobs (kind, args, run_at, max_attempts)
-    VALUES (p_job_kind, jsonb_build_object('transaction_id', v_id), p_run_at, p_max_attempts);
+    PERFORM job_enqueue(p_job_kind, jsonb_build_object('transaction_id', v_id), p_run_at,
+                        p_max_attempts);
     IF (ledger_hold(p_account, p_amount, v_id)).id IS NULL THEN
         RAISE EXCEPTION 'available balance is less than the refund' USING ERRCODE = 'PXB01';
     END IF;
