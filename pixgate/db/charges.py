@@ -19,6 +19,7 @@ import asyncpg
 from pixgate.db.accounts import Account
 from pixgate.db.pool import Connection
 from pixgate.db.transactions import Transaction
+from pixgate.domain.counterparts import Counterpart
 from pixgate.domain.labels import ChargeStatus
 from pixgate.domain.money import SplitType
 
@@ -263,7 +264,7 @@ async def confirm_payment(
     amount: int,
     fee: int,
     end_to_end_id: str,
-    counterpart: dict[str, Any],
+    counterpart: Counterpart,
     processed_at: datetime,
 ) -> Transaction:
     """The charge's PENDING PAYMENT becomes CONFIRMED with the payment's facts."""
@@ -271,7 +272,8 @@ async def confirm_payment(
         """
         UPDATE transactions
         SET status = 'CONFIRMED', amount = $2, fee = $3, end_to_end_id = $4,
-            counterpart = $5, processed_at = $6
+            counterpart = $5, counterpart_ispb = $6, counterpart_account_id = $7,
+            processed_at = $8
         WHERE id = $1 AND status = 'PENDING'
         RETURNING *
         """,
@@ -279,7 +281,9 @@ async def confirm_payment(
         amount,
         fee,
         end_to_end_id,
-        counterpart,
+        counterpart.document_json(),
+        counterpart.ispb,
+        counterpart.account_id,
         processed_at,
     )
     if row is None:
@@ -295,7 +299,7 @@ async def insert_received(
     amount: int,
     fee: int,
     end_to_end_id: str,
-    counterpart: dict[str, Any],
+    counterpart: Counterpart,
     at: datetime,
     description: str | None = None,
 ) -> Transaction:
@@ -303,9 +307,10 @@ async def insert_received(
     row = await conn.fetchrow(
         """
         INSERT INTO transactions (account_id, operation, kind, status, amount, fee,
-                                  end_to_end_id, counterpart, description, created_at,
+                                  end_to_end_id, counterpart, counterpart_ispb,
+                                  counterpart_account_id, description, created_at,
                                   processed_at)
-        VALUES ($1, 'PAYMENT', $2, 'CONFIRMED', $3, $4, $5, $6, $7, $8, $8)
+        VALUES ($1, 'PAYMENT', $2, 'CONFIRMED', $3, $4, $5, $6, $7, $8, $9, $10, $10)
         RETURNING *
         """,
         account_id,
@@ -313,7 +318,9 @@ async def insert_received(
         amount,
         fee,
         end_to_end_id,
-        counterpart,
+        counterpart.document_json(),
+        counterpart.ispb,
+        counterpart.account_id,
         description,
         at,
     )
@@ -346,7 +353,7 @@ async def insert_settled_withdraw(
     end_to_end_id: str,
     pix_key: str | None,
     pix_key_type: str | None,
-    counterpart: dict[str, Any],
+    counterpart: Counterpart,
     description: str | None,
     details: dict[str, Any],
     at: datetime,
@@ -355,9 +362,11 @@ async def insert_settled_withdraw(
     row = await conn.fetchrow(
         """
         INSERT INTO transactions (account_id, operation, kind, status, external_id, amount, fee,
-                                  end_to_end_id, pix_key, pix_key_type, counterpart, description,
+                                  end_to_end_id, pix_key, pix_key_type, counterpart,
+                                  counterpart_ispb, counterpart_account_id, description,
                                   details, created_at, processed_at)
-        VALUES ($1, 'WITHDRAW', $2, 'CONFIRMED', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
+        VALUES ($1, 'WITHDRAW', $2, 'CONFIRMED', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+                $14, $14)
         ON CONFLICT (account_id, external_id) DO NOTHING
         RETURNING *
         """,
@@ -369,7 +378,9 @@ async def insert_settled_withdraw(
         end_to_end_id,
         pix_key,
         pix_key_type,
-        counterpart,
+        counterpart.document_json(),
+        counterpart.ispb,
+        counterpart.account_id,
         description,
         details,
         at,

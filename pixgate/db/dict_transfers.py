@@ -8,6 +8,7 @@ from typing import Any
 
 from pixgate.db.pool import Connection
 from pixgate.db.transactions import Transaction
+from pixgate.domain.counterparts import Counterpart
 
 
 async def insert_once(
@@ -22,7 +23,7 @@ async def insert_once(
     pix_key: str,
     pix_key_type: str,
     description: str | None,
-    counterpart: dict[str, Any],
+    counterpart: Counterpart,
     details: dict[str, Any],
     created_at: datetime,
     error_code: str | None = None,
@@ -39,11 +40,11 @@ async def insert_once(
         """
         INSERT INTO transactions (
             account_id, operation, kind, status, idempotency_key, amount, fee, end_to_end_id,
-            pix_key, pix_key_type, description, counterpart, details, created_at,
-            error_code, error_message, processed_at
+            pix_key, pix_key_type, description, counterpart, counterpart_ispb,
+            counterpart_account_id, details, created_at, error_code, error_message, processed_at
         )
         VALUES ($1, 'WITHDRAW', 'dict_transfer', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-                $13, $14, $15)
+                $13, $14, $15, $16, $17)
         ON CONFLICT (account_id, idempotency_key) DO NOTHING
         RETURNING *
         """,
@@ -56,7 +57,9 @@ async def insert_once(
         pix_key,
         pix_key_type,
         description,
-        counterpart,
+        counterpart.document_json(),
+        counterpart.ispb,
+        counterpart.account_id,
         details,
         created_at,
         error_code,

@@ -74,7 +74,8 @@ class ReceivedPix:
 async def received_pix(conn: Connection, account_id: int, end_to_end_id: str) -> ReceivedPix | None:
     row = await conn.fetchrow(
         """
-        SELECT id, counterpart FROM transactions
+        SELECT id, counterpart_ispb, counterpart -> 'bank' ->> 'bankName' AS bank_name
+        FROM transactions
         WHERE account_id = $1 AND end_to_end_id = $2 AND operation = 'PAYMENT'
           AND status = 'CONFIRMED'
         """,
@@ -83,9 +84,8 @@ async def received_pix(conn: Connection, account_id: int, end_to_end_id: str) ->
     )
     if row is None:
         return None
-    bank = (row["counterpart"] or {}).get("bank") or {}
     return ReceivedPix(
-        id=row["id"], bank=Bank(ispb=bank.get("bankISPB") or "", name=bank.get("bankName"))
+        id=row["id"], bank=Bank(ispb=row["counterpart_ispb"] or "", name=row["bank_name"])
     )
 
 

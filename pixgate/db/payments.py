@@ -23,6 +23,7 @@ from pixgate.db.pool import (
     Database,
 )
 from pixgate.db.transactions import Transaction
+from pixgate.domain.counterparts import Counterpart
 from pixgate.domain.errors import TotalOutOfRange, TryAgain
 from pixgate.domain.labels import TransactionStatus
 from pixgate.domain.limits import Window
@@ -106,7 +107,7 @@ class Settlement:
     transaction_id: int
     status: TransactionStatus
     end_to_end_id: str
-    counterpart: dict[str, Any] | None
+    counterpart: Counterpart | None
     error_code: str | None
     error_message: str | None
     processed_at: datetime
@@ -129,11 +130,14 @@ async def _send_settlements(
     conn: Connection, settlements: Sequence[Settlement]
 ) -> list[TransactionStatus | Exception | None]:
     rows = await conn.fetch(
-        "SELECT * FROM settle_payouts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ORDER BY ord",
+        "SELECT * FROM settle_payouts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+        " ORDER BY ord",
         [s.transaction_id for s in settlements],
         [s.status for s in settlements],
         [s.end_to_end_id for s in settlements],
-        [s.counterpart for s in settlements],
+        [None if s.counterpart is None else s.counterpart.document_json() for s in settlements],
+        [None if s.counterpart is None else s.counterpart.ispb for s in settlements],
+        [None if s.counterpart is None else s.counterpart.account_id for s in settlements],
         [s.error_code for s in settlements],
         [s.error_message for s in settlements],
         [s.processed_at for s in settlements],

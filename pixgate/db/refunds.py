@@ -271,12 +271,10 @@ class Original:
 def _original(row: asyncpg.Record | None) -> Original | None:
     if row is None:
         return None
-    counterpart: dict[str, Any] = row["counterpart"] or {}
-    bank: dict[str, Any] = counterpart.get("bank") or {}
-    return Original(row["id"], row["end_to_end_id"], bank.get("bankISPB"))
+    return Original(row["id"], row["end_to_end_id"], row["counterpart_ispb"])
 
 
-_ORIGINAL = "SELECT id, end_to_end_id, counterpart FROM transactions WHERE account_id = $1"
+_ORIGINAL = "SELECT id, end_to_end_id, counterpart_ispb FROM transactions WHERE account_id = $1"
 
 
 async def original_by_id(conn: Connection, account_id: int, original_id: int) -> Original | None:

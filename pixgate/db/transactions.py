@@ -27,6 +27,8 @@ class Transaction:
 
     `id` is the numeric key, `transaction_id` the public UUID; `kind` names the use case that
     wrote it (`domain.labels.TransactionKind`, an open set: the column has no CHECK).
+    `counterpart_ispb` and `counterpart_account_id` are the counterpart's link, written with
+    the `counterpart` document from one `domain.counterparts.Counterpart`.
     """
 
     id: int
@@ -50,6 +52,8 @@ class Transaction:
     parent_id: int | None
     created_at: datetime
     processed_at: datetime | None
+    counterpart_ispb: str | None
+    counterpart_account_id: int | None
 
     @classmethod
     def from_record(cls, r: asyncpg.Record) -> Transaction:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,18 +20,3 @@ class KeyHolder:
     branch: str
     account_number: str
     status: Literal["ACTIVE", "BLOCKED", "CLOSED"] = "ACTIVE"
-
-    def counterpart(self) -> dict[str, Any]:
-        """The counterpart as every transaction stores it (document unmasked: lists and
-        webhooks mask it on output)."""
-        return {
-            "name": self.name,
-            "document": self.document,
-            "bank": {
-                "bankISPB": self.ispb,
-                "bankName": self.bank_name,
-                "bankCode": self.bank_code,
-                "accountBranch": self.branch,
-                "accountNumber": self.account_number,
-            },
-        }

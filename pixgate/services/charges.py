@@ -27,6 +27,7 @@ from pixgate.db.charges import Charge
 from pixgate.db.pool import Connection
 from pixgate.db.transactions import Transaction
 from pixgate.domain import brcode
+from pixgate.domain.counterparts import Counterpart
 from pixgate.domain.documents import document_kind, is_valid_document, only_document_chars
 from pixgate.domain.errors import ChargeNotFound, ChargeNotPayable, NotFound, ValidationFailed
 from pixgate.domain.ids import new_end_to_end_id
@@ -78,19 +79,15 @@ def location_token_of(settings: Settings, code: brcode.BrCode) -> str | None:
     return token if token and "/" not in token else None
 
 
-def account_counterpart(settings: Settings, account: Account) -> dict[str, Any]:
+def account_counterpart(settings: Settings, account: Account) -> Counterpart:
     """An account of this gateway as the other side of an internal PIX sees it."""
-    return {
-        "name": account.name,
-        "document": account.document or "",
-        "bank": {
-            "bankISPB": settings.ispb,
-            "bankName": BANK_NAME,
-            "bankCode": "",
-            "accountBranch": "0001",
-            "accountNumber": str(account.id),
-        },
-    }
+    return Counterpart.our_account(
+        account.id,
+        name=account.name,
+        document=account.document or "",
+        ispb=settings.ispb,
+        bank_name=BANK_NAME,
+    )
 
 
 async def pay(
@@ -98,7 +95,7 @@ async def pay(
     settings: Settings,
     charge: Charge,
     *,
-    payer: dict[str, Any],
+    payer: Counterpart,
     end_to_end_id: str,
     paid_at: datetime,
     now: datetime,
@@ -135,7 +132,7 @@ async def receive(
     account_id: int,
     amount: int,
     *,
-    payer: dict[str, Any],
+    payer: Counterpart,
     end_to_end_id: str,
     at: datetime,
 ) -> Received:
@@ -208,13 +205,13 @@ async def _not_payable(conn: Connection, charge_id: int, now: datetime) -> Charg
 # --- sandbox -----------------------------------------------------------------------------
 
 
-def _external_payer(payer: Payer) -> dict[str, Any]:
+def _external_payer(payer: Payer) -> Counterpart:
     """The outside payer as counterpart: its name and document, at a deterministic bank."""
     document = only_document_chars(payer.document)
     if not is_valid_document(document):
         raise ValidationFailed(["payer.document must be a valid CPF or CNPJ"])
     holder = synthetic_holder(document, document_kind(document) or "CPF", document)
-    return {**holder.counterpart(), "name": payer.name}
+    return Counterpart.at_another_bank(holder, name=payer.name)
 
 
 def _paid_at(rt: Runtime, paid_at: datetime | None) -> datetime:
@@ -248,7 +245,7 @@ async def sandbox_pay(
             rt.settings,
             charge,
             payer=counterpart,
-            end_to_end_id=new_end_to_end_id(counterpart["bank"]["bankISPB"], at),
+            end_to_end_id=new_end_to_end_id(counterpart.ispb, at),
             paid_at=at,
             now=rt.clock.now(),
         )
@@ -276,6 +273,6 @@ async def sandbox_incoming(
             account_id,
             amount,
             payer=counterpart,
-            end_to_end_id=new_end_to_end_id(counterpart["bank"]["bankISPB"], at),
+            end_to_end_id=new_end_to_end_id(counterpart.ispb, at),
             at=at,
         )

@@ -24,6 +24,7 @@ import structlog
 
 from pixgate.db import dict_transfers as rows
 from pixgate.db.transactions import Transaction
+from pixgate.domain.counterparts import Counterpart
 from pixgate.domain.documents import only_document_chars
 from pixgate.domain.errors import (
     DictKeyNotFound,
@@ -130,7 +131,7 @@ async def create(
             pix_key=pix_key,
             pix_key_type=key_type,
             description=order.description,
-            counterpart=holder.counterpart(),
+            counterpart=Counterpart.at_another_bank(holder),
             details=details,
             created_at=now,
             error_code="TAX_ID_MISMATCH" if mismatch else None,

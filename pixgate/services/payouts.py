@@ -19,6 +19,7 @@ from typing import Any
 
 from pixgate.db import payments
 from pixgate.db.transactions import Transaction
+from pixgate.domain.counterparts import Counterpart
 from pixgate.domain.labels import OperationType, TransactionStatus
 from pixgate.domain.refunds import RETURN_KINDS
 from pixgate.domain.webhooks import EventType
@@ -51,7 +52,9 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
             transaction_id=transaction_id,
             status=TransactionStatus(result.status),
             end_to_end_id=result.end_to_end_id,
-            counterpart=result.counterpart.counterpart() if result.counterpart else None,
+            counterpart=(
+                Counterpart.at_another_bank(result.counterpart) if result.counterpart else None
+            ),
             error_code=result.error_code,
             error_message=result.error_message,
             processed_at=rt.clock.now(),

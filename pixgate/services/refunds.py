@@ -306,8 +306,7 @@ async def settle_in_house(rt: Runtime, row: Transaction) -> bool:
     the house, in one transaction, and True (also when another run settled it meanwhile);
     False, and nothing written, for a PIX from another bank, which `send_return` returns.
     The sandbox's settlement-error scenarios do not apply in the house."""
-    bank: dict[str, Any] = (row.counterpart or {}).get("bank") or {}
-    if bank.get("bankISPB") != rt.settings.ispb:  # the payer banks elsewhere: no query
+    if row.counterpart_account_id is None:  # the payer banks elsewhere: no query
         return False
     async with rt.db.begin() as conn:
         return await rows.settle_in_house(conn, row.id, ispb=rt.settings.ispb, at=rt.clock.now())

@@ -95,7 +95,6 @@ CAMEL_KEYS_ALLOWED = {
     ("cash_in.py", "create"): "charges.details and charges.body as stored",
     ("cash_out.py", "create"): "transactions.details as stored",
     ("cash_out_qrcode.py", "create"): "transactions.details (the decoded QR code) as stored",
-    ("charges.py", "account_counterpart"): "transactions.counterpart as stored",
     ("cob.py", "_body"): "charges.body: the cob's request as stored (Central-Bank names)",
     ("dict_transfer.py", "TransferOrder.details"): "transactions.details as stored",
     ("refunds.py", "_create"): "transactions.details as stored",

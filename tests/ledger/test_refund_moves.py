@@ -18,6 +18,7 @@ from pixgate.db import med as med_rows
 from pixgate.db import refunds as refund_rows
 from pixgate.db.jobs import DELIVER_WEBHOOK
 from pixgate.db.pool import Connection
+from pixgate.domain.counterparts import Counterpart
 from pixgate.domain.errors import InsufficientBalance, RefundAmountExceeded
 from pixgate.domain.ids import new_end_to_end_id
 from pixgate.domain.med import AnalysisResult, Bank, MedStatus
@@ -29,7 +30,15 @@ from tests.builders import insert_transactions
 from tests.helpers import make_account
 
 PAYER_BANK = "60701190"
-PAYER = {"name": "Pagador", "document": "52998224725", "bank": {"bankISPB": PAYER_BANK}}
+PAYER = Counterpart(
+    name="Pagador",
+    document="52998224725",
+    ispb=PAYER_BANK,
+    bank_name="Banco do Pagador",
+    bank_code="",
+    branch="0001",
+    account_number="123456",
+)
 AMOUNTS = st.integers(min_value=1, max_value=10_000)
 PICK = st.integers(0, 3)
 START = [("receive", 10_000), ("receive", 3_000), ("send", 5_000)]

@@ -91,11 +91,14 @@ $$;
 -- PENDING -> final once, its event, and the hold posted (CONFIRMED) or voided with the
 -- amount given back to the limits (ERROR; a WITHDRAW's only: refunds, 050_refunds.sql,
 -- are settled here too but never counted by the limits). No row when another run already
--- settled it.
+-- settled it. p_counterpart, the counterpart the bank names (NULL: the row's stays), comes
+-- with its link, p_counterpart_ispb and p_counterpart_account (our account's id, or NULL):
+-- the three are written together (pixgate/domain/counterparts.py).
 CREATE FUNCTION settle_payout(
     p_id bigint, p_status text, p_end_to_end_id text, p_counterpart jsonb,
     p_error_code text, p_error_message text, p_processed_at timestamptz,
-    p_event_type text, p_job_kind text, p_max_runs int
+    p_event_type text, p_job_kind text, p_max_runs int,
+    p_counterpart_ispb text DEFAULT NULL, p_counterpart_account bigint DEFAULT NULL
 ) RETURNS TABLE (account_id bigint, status text, jobs bigint)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
@@ -106,6 +109,10 @@ BEGIN
     UPDATE transactions t
     SET status = p_status, end_to_end_id = coalesce(t.end_to_end_id, p_end_to_end_id),
         counterpart = coalesce(p_counterpart, t.counterpart),
+        counterpart_ispb = CASE WHEN p_counterpart IS NULL THEN t.counterpart_ispb
+                                ELSE p_counterpart_ispb END,
+        counterpart_account_id = CASE WHEN p_counterpart IS NULL THEN t.counterpart_account_id
+                                      ELSE p_counterpart_account END,
         error_code = p_error_code, error_message = p_error_message,
         processed_at = p_processed_at
     WHERE t.id = p_id AND t.status = 'PENDING'
@@ -174,6 +181,7 @@ $$;
 -- settle_payout() for several payouts, in order.
 CREATE FUNCTION settle_payouts(
     p_id bigint[], p_status text[], p_end_to_end_id text[], p_counterpart jsonb[],
+    p_counterpart_ispb text[], p_counterpart_account bigint[],
     p_error_code text[], p_error_message text[], p_processed_at timestamptz[],
     p_event_type text[], p_job_kind text, p_max_runs int
 ) RETURNS TABLE (ord int, account_id bigint, status text, jobs bigint,
@@ -190,7 +198,8 @@ BEGIN
             FROM settle_payout(
                 p_id[i], p_status[i], p_end_to_end_id[i], p_counterpart[i],
                 p_error_code[i], p_error_message[i], p_processed_at[i],
-                p_event_type[i], p_job_kind, p_max_runs) s;
+                p_event_type[i], p_job_kind, p_max_runs, p_counterpart_ispb[i],
+                p_counterpart_account[i]) s;
         EXCEPTION WHEN OTHERS THEN
             GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE,
                                     err_message = MESSAGE_TEXT;

@@ -45,23 +45,24 @@ $$;
 
 -- The other side of an internal PIX: one of our accounts paid another's charge
 -- (pixgate/services/cash_out_qrcode.py), so the payer's WITHDRAW and the receiver's PAYMENT
--- share one end-to-end id, and each names the other (the gateway's ISPB, p_ispb, and its
--- account id as the account number) as its counterpart. The CONFIRMED row on the other side
--- of p_tx (the WITHDRAW of a PAYMENT, the PAYMENT of a WITHDRAW), not locked; NULL for a PIX
--- sent to or received from another bank.
+-- share one end-to-end id, and each links the other as its counterpart: the gateway's ISPB
+-- (p_ispb) in counterpart_ispb and the other's account in counterpart_account_id, written
+-- from one Counterpart (pixgate/domain/counterparts.py); the `counterpart` document is never
+-- read here. The CONFIRMED row on the other side of p_tx (the WITHDRAW of a PAYMENT, the
+-- PAYMENT of a WITHDRAW), found on ix_transactions_counterpart_account and not locked; NULL
+-- for a PIX sent to or received from another bank.
 CREATE FUNCTION refund_twin(p_tx transactions, p_ispb text) RETURNS transactions
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-    v_bank jsonb := p_tx.counterpart -> 'bank';
-    v_number text := v_bank ->> 'accountNumber';
     v transactions;
 BEGIN
-    IF p_tx.end_to_end_id IS NULL OR v_bank ->> 'bankISPB' IS DISTINCT FROM p_ispb
-       OR v_number IS NULL OR v_number !~ '^[1-9][0-9]{0,17}$' THEN
+    IF p_tx.end_to_end_id IS NULL OR p_tx.counterpart_account_id IS NULL
+       OR p_tx.counterpart_ispb IS DISTINCT FROM p_ispb THEN
         RETURN NULL;
     END IF;
     SELECT * INTO v FROM transactions t
-    WHERE t.account_id = v_number::bigint AND t.end_to_end_id = p_tx.end_to_end_id
+    WHERE t.counterpart_account_id = p_tx.account_id AND t.end_to_end_id = p_tx.end_to_end_id
+      AND t.account_id = p_tx.counterpart_account_id
       AND t.account_id <> p_tx.account_id
       AND t.operation = CASE p_tx.operation WHEN 'PAYMENT' THEN 'WITHDRAW' ELSE 'PAYMENT' END
       AND t.status = 'CONFIRMED';
@@ -128,10 +129,12 @@ DECLARE
     v_created_at timestamptz;
 BEGIN
     INSERT INTO transactions AS t (account_id, operation, kind, status, external_id, amount,
-                                   fee, end_to_end_id, counterpart, description, details,
-                                   parent_id, created_at)
+                                   fee, end_to_end_id, counterpart, counterpart_ispb,
+                                   counterpart_account_id, description, details, parent_id,
+                                   created_at)
     VALUES (p_account, 'REFUND_IN', p_kind, 'PENDING', p_external_id, p_amount, 0,
-            p_end_to_end_id, v_original.counterpart, p_description, p_details, p_original,
+            p_end_to_end_id, v_original.counterpart, v_original.counterpart_ispb,
+            v_original.counterpart_account_id, p_description, p_details, p_original,
             p_created_at)
     ON CONFLICT (account_id, external_id) DO NOTHING
     RETURNING t.id, t.transaction_id, t.created_at
@@ -183,10 +186,11 @@ BEGIN
             USING ERRCODE = 'PXR00', DETAIL = 'in_house';
     END IF;
     INSERT INTO transactions AS t (account_id, operation, kind, status, amount, fee,
-                                   end_to_end_id, counterpart, parent_id, created_at,
-                                   processed_at)
+                                   end_to_end_id, counterpart, counterpart_ispb,
+                                   counterpart_account_id, parent_id, created_at, processed_at)
     VALUES (p_account, 'REFUND_OUT', 'refund_out', 'CONFIRMED', p_amount, 0,
-            p_end_to_end_id, v_original.counterpart, p_original, p_created_at, p_created_at)
+            p_end_to_end_id, v_original.counterpart, v_original.counterpart_ispb,
+            v_original.counterpart_account_id, p_original, p_created_at, p_created_at)
     RETURNING t.id, t.transaction_id, t.created_at
     INTO v_id, v_transaction_id, v_created_at;
     PERFORM refund_fits(p_original, p_amount);
