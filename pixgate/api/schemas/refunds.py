@@ -1,5 +1,5 @@
 """Bodies of the refund routes: POST /api/pix/refund-in/{id}, PUT and GET
-/pix/{e2eid}/devolucao/{id} (4.15, 2.10, modelled on the Central Bank's DevolucaoSolicitada
+/pix/{e2eid}/devolucao/{id} (modelled on the Central Bank's DevolucaoSolicitada
 and Devolucao) and POST /sandbox/pix/{transactionId}/refund-out."""
 
 from __future__ import annotations
