@@ -16,7 +16,7 @@ import pytest
 from pixgate.domain.errors import NotFound
 from pixgate.runtime import Runtime
 from pixgate.services import refunds
-from tests.api.test_cash_in import create_charge
+from tests.api.test_cash_in import create_charge, split
 from tests.api.test_dict_transfer import (
     EMAIL_KEY,
     HOLDER_ISPB,
@@ -25,7 +25,15 @@ from tests.api.test_dict_transfer import (
     transfer_body,
 )
 from tests.helpers import bearer, make_account
-from tests.refunds import PAYER, InternalPix, balance, paid_by_our_account, receive, send
+from tests.refunds import (
+    PAYER,
+    InternalPix,
+    balance,
+    paid_by_our_account,
+    receive,
+    refund_in,
+    send,
+)
 from tests.support import drain
 
 
@@ -107,6 +115,27 @@ class TestEveryPathFillsTheLink:
         assert (operation, kind, ours) == ("WITHDRAW", "cash_out", None)
         assert ispb is not None and ispb != rt.settings.ispb
 
+    async def test_a_split_payout_links_the_bank_that_received_it(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt)
+        headers = await bearer(client, account)
+        charge = await create_charge(
+            client, headers, value="10.00", splits=[split("2.00", "FIXED")]
+        )
+        paid = await client.post(
+            "/sandbox/pix/pay", json={"pixCode": charge["pixCode"], "payer": PAYER}, headers=headers
+        )
+        assert paid.status_code == 201, paid.text
+        await drain(rt)
+
+        links = await _links(rt, account.account_id)
+        assert [(op, kind, ours) for op, kind, _, ours in links] == [
+            ("PAYMENT", "cash_in", None),
+            ("WITHDRAW", "split_payout", None),
+        ]
+        assert all(ispb not in (None, rt.settings.ispb) for _, _, ispb, _ in links)
+
     async def test_a_dict_transfer_links_the_key_holders_bank(
         self, rt: Runtime, client: httpx.AsyncClient
     ) -> None:
@@ -166,7 +195,7 @@ class TestTheTwinIsFoundByTheLink:
         pix = await paid_by_our_account(rt, client, "40.00")
         await _rewrite_bank(rt, pix.transaction_id, bankISPB=HOLDER_ISPB, accountNumber="x")
 
-        await _refund_all(rt, pix)
+        await _refund_all(rt, client, pix)
 
         assert await balance(rt, pix.receiver_id) == (0, 0)
         assert await balance(rt, pix.payer_id) == (10000, 0)
@@ -185,7 +214,7 @@ class TestTheTwinIsFoundByTheLink:
                 HOLDER_ISPB,
             )
 
-        await _refund_all(rt, pix)
+        await _refund_all(rt, client, pix)
 
         assert await balance(rt, pix.receiver_id) == (0, 0)
         assert await balance(rt, pix.payer_id) == (6000, 0)
@@ -201,17 +230,14 @@ class TestTheTwinIsFoundByTheLink:
         assert await balance(rt, pix.payer_id) == (6000, 0)
 
 
-async def _refund_all(rt: Runtime, pix: InternalPix) -> None:
-    """The receiver refunds the whole PIX and the refund is settled."""
-    refund = await refunds.refund_in(
-        rt,
-        pix.receiver_id,
-        uuid.UUID(pix.transaction_id),
-        refunds.RefundOrder(amount=4000, external_id=f"all-{uuid.uuid4().hex[:8]}"),
-    )
+async def _refund_all(rt: Runtime, client: httpx.AsyncClient, pix: InternalPix) -> None:
+    """The receiver refunds the whole PIX through the API and the refund is settled."""
+    response = await refund_in(client, pix.receiver_headers, pix.transaction_id, "40.00")
+    assert response.status_code == 201, response.text
     await drain(rt)
     async with rt.db.connection() as conn:
         status = await conn.fetchval(
-            "SELECT status FROM transactions WHERE transaction_id = $1", refund.transaction_id
+            "SELECT status FROM transactions WHERE transaction_id = $1::uuid",
+            response.json()["transactionId"],
         )
     assert status == "CONFIRMED"
