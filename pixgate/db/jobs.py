@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pixgate.db.notify import notify_after_commit
 from pixgate.db.pool import Connection
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+A = TypeVar("A", bound="DataclassInstance")
 
 CHANNEL = "pixgate_jobs"
 
@@ -31,36 +36,78 @@ class JobStatus(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class JobKind:
-    """A kind of job, declared once here: the services enqueue it, `pixgate.jobs` binds its
-    handler (`@job(KIND)`), and a job that keeps failing is given up after `max_attempts`."""
+class JobKind(Generic[A]):
+    """A kind of job, declared once here: its name, the frozen dataclass of its arguments,
+    and after how many attempts a job that keeps failing is given up. The services and the
+    SQL functions enqueue it, `pixgate.jobs.registry` binds its handler.
+
+    `jobs.args` holds the dataclass's fields by name, as JSON values, so a row's args
+    construct it as they are (`kind.args(**row.args)`): a field is renamed only with a
+    migration of the rows already queued. `tests/jobs/test_kinds.py` checks that the
+    arguments every SQL function builds are exactly the fields."""
 
     name: str
+    args: type[A]
     max_attempts: int = 25
 
 
-SETTLE_PAYOUT = JobKind("payouts.settle", max_attempts=30)
-EXPIRE_CHARGE = JobKind("charges.expire", max_attempts=30)
-RUN_DUE_SPLITS = JobKind("splits.run_due")
-DELIVER_WEBHOOK = JobKind("webhook.deliver", max_attempts=1000)
+@dataclass(frozen=True, slots=True)
+class SettlePayout:
+    """`payouts.settle`: built by the payout and refund holds (040_payouts.sql,
+    050_refunds.sql)."""
+
+    transaction_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ExpireCharge:
+    """`charges.expire`: enqueued with each charge, due at its expiration."""
+
+    charge_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunDueSplits:
+    """`splits.run_due`: the account's deferred splits due by `due_by` (ISO 8601)."""
+
+    account_id: int
+    due_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeliverWebhook:
+    """`webhook.deliver`: built by `record_event()` (030_events.sql), one per delivery."""
+
+    delivery_id: int
+
+
+SETTLE_PAYOUT = JobKind("payouts.settle", SettlePayout, max_attempts=30)
+EXPIRE_CHARGE = JobKind("charges.expire", ExpireCharge, max_attempts=30)
+RUN_DUE_SPLITS = JobKind("splits.run_due", RunDueSplits)
+DELIVER_WEBHOOK = JobKind("webhook.deliver", DeliverWebhook, max_attempts=1000)
 """The handler itself decides when a delivery has failed (after the retry window); this
 bound only stops a handler that keeps crashing."""
 
 
 async def enqueue(
-    conn: Connection,
-    kind: JobKind,
-    *,
-    run_at: datetime | None = None,
-    **args: Any,
+    conn: Connection, kind: JobKind[A], args: A, *, run_at: datetime | None = None
 ) -> int:
     """Insert a job in the caller's transaction (`job_enqueue()`, 005_jobs.sql); the workers
     are woken when it commits."""
     job_id: int = await conn.fetchval(
-        "SELECT job_enqueue($1, $2, $3, $4)", kind.name, args, run_at, kind.max_attempts
+        "SELECT job_enqueue($1, $2, $3, $4)",
+        kind.name,
+        _as_json(args),
+        run_at,
+        kind.max_attempts,
     )
     wake_workers(conn)
     return job_id
+
+
+def _as_json(args: DataclassInstance) -> dict[str, Any]:
+    """A job's `args`: its arguments' fields by name (`asdict` would copy every value)."""
+    return {field.name: getattr(args, field.name) for field in fields(args)}
 
 
 def wake_workers(conn: Connection) -> None:

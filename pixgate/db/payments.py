@@ -14,7 +14,7 @@ import asyncpg
 from pixgate.db import limit_usage
 from pixgate.db.accounts import Terms
 from pixgate.db.batches import Statement, StatementFailed, read_by_key
-from pixgate.db.jobs import DELIVER_WEBHOOK, JobKind, wake_workers
+from pixgate.db.jobs import DELIVER_WEBHOOK, JobKind, SettlePayout, wake_workers
 from pixgate.db.pool import (
     LOST_RACE_STATES,
     OUT_OF_RANGE_MESSAGE,
@@ -174,7 +174,7 @@ class Hold:
     description: str | None
     details: dict[str, Any]
     created_at: datetime
-    job: JobKind
+    job: JobKind[SettlePayout]
     run_at: datetime
     terms: Terms
     limits: Window
@@ -262,7 +262,7 @@ async def hold_and_queue(
     day_start: datetime,
     night_start: datetime | None,
     run_at: datetime,
-    job: JobKind,
+    job: JobKind[SettlePayout],
 ) -> bool:
     """An accepted payout's hold, limit count and settlement job (`payout_hold()`): the
     payouts whose row their service wrote itself (DICT transfers, split payouts). False,

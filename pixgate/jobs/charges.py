@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pixgate.db.jobs import EXPIRE_CHARGE
-from pixgate.jobs.registry import job
+from pixgate.db.jobs import ExpireCharge
 from pixgate.runtime import Runtime
 from pixgate.services import expiry
 
 
-@job(EXPIRE_CHARGE)
-async def expire(rt: Runtime, *, charge_id: int) -> None:
-    await expiry.expire(rt, charge_id)
+async def expire(rt: Runtime, args: ExpireCharge) -> None:
+    await expiry.expire(rt, args.charge_id)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pixgate.db.jobs import SETTLE_PAYOUT
-from pixgate.jobs.registry import job
+from pixgate.db.jobs import SettlePayout
 from pixgate.runtime import Runtime
 from pixgate.services import payouts
 
 
-@job(SETTLE_PAYOUT)
-async def settle(rt: Runtime, *, transaction_id: int) -> None:
-    await payouts.settle(rt, transaction_id)
+async def settle(rt: Runtime, args: SettlePayout) -> None:
+    await payouts.settle(rt, args.transaction_id)

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pixgate.db.jobs import RUN_DUE_SPLITS
-from pixgate.jobs.registry import job
+from pixgate.db.jobs import RunDueSplits
 from pixgate.runtime import Runtime
 from pixgate.services import splits
 
 
-@job(RUN_DUE_SPLITS)
-async def run_due(rt: Runtime, *, account_id: int, due_by: str) -> None:
-    await splits.run_due(rt, account_id, datetime.fromisoformat(due_by))
+async def run_due(rt: Runtime, args: RunDueSplits) -> None:
+    await splits.run_due(rt, args.account_id, datetime.fromisoformat(args.due_by))

@@ -7,14 +7,13 @@ expires and another worker retries with the same `webhook-id`: at least once.
 
 from __future__ import annotations
 
-from pixgate.db.jobs import DELIVER_WEBHOOK
-from pixgate.jobs.registry import Retry, job
+from pixgate.db.jobs import DeliverWebhook
+from pixgate.jobs.retry import Retry
 from pixgate.runtime import Runtime
 from pixgate.services import webhooks
 
 
-@job(DELIVER_WEBHOOK)
-async def deliver(rt: Runtime, *, delivery_id: int) -> None:
-    retry_in = await webhooks.deliver(rt, delivery_id)
+async def deliver(rt: Runtime, args: DeliverWebhook) -> None:
+    retry_in = await webhooks.deliver(rt, args.delivery_id)
     if retry_in is not None:
         raise Retry(retry_in, "webhook delivery failed; retrying on schedule")

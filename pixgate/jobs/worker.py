@@ -24,7 +24,8 @@ import structlog
 from pixgate.db import jobs as job_rows
 from pixgate.db.jobs import DELIVER_WEBHOOK
 from pixgate.db.pool import UNAVAILABLE, lost
-from pixgate.jobs.registry import HANDLERS, Retry, load_handlers, run_handler
+from pixgate.jobs.registry import HANDLERS
+from pixgate.jobs.retry import Retry
 
 if TYPE_CHECKING:
     from pixgate.runtime import Runtime
@@ -65,7 +66,6 @@ async def run_once(
     rt: Runtime, *, worker: str | None = None, limit: int = 50, kinds: list[str] | None = None
 ) -> int:
     """Claim and run one batch of due jobs; returns how many ran. Tests drive this directly."""
-    load_handlers()
     name = worker or worker_name()
     async with rt.db.connection() as conn:
         claimed = (
@@ -97,7 +97,7 @@ async def _run_one(rt: Runtime, worker: str, row: job_rows.Job) -> bool:
         bound.error("job.unknown_kind")
         return False
     try:
-        await run_handler(rt, kind, args)
+        await HANDLERS[kind].run(rt, args)
     except Retry as retry:
         async with rt.db.connection() as conn:
             await job_rows.reschedule(
@@ -153,7 +153,7 @@ class Worker:
         """Claim and run jobs until stopped. The database going away does not end the loop:
         it tries again every IDLE_POLL_SECONDS, and jobs it was running come back to some
         worker when their lease expires."""
-        self._other_kinds = sorted(set(load_handlers()) - {DELIVER_WEBHOOK.name})
+        self._other_kinds = sorted(set(HANDLERS) - {DELIVER_WEBHOOK.name})
         inflight: set[asyncio.Task[None]] = set()
         self.rt.db.notifier.listen_locally(job_rows.CHANNEL, self._on_notify)
         log.info("worker.started", worker=self.name)

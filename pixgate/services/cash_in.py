@@ -200,7 +200,9 @@ async def create(
             raise await external_ids.duplicate(conn, account_id, order.external_id)
         charge = created.charge
         await charge_rows.insert_splits(conn, charge.id, split_rows)
-        await jobs.enqueue(conn, jobs.EXPIRE_CHARGE, run_at=expires_at, charge_id=charge.id)
+        await jobs.enqueue(
+            conn, jobs.EXPIRE_CHARGE, jobs.ExpireCharge(charge.id), run_at=expires_at
+        )
     return CashIn(
         id=charge.transaction_id,
         transaction_id=created.payment_uuid,

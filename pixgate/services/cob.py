@@ -93,7 +93,9 @@ async def create(
             raise Conflict(f"txid {txid} already exists") from exc
         assert created is not None
         charge = created.charge
-        await jobs.enqueue(conn, jobs.EXPIRE_CHARGE, run_at=charge.expires_at, charge_id=charge.id)
+        await jobs.enqueue(
+            conn, jobs.EXPIRE_CHARGE, jobs.ExpireCharge(charge.id), run_at=charge.expires_at
+        )
     return Cob(charge=charge, status=ChargeStatus.ATIVA, payment=None)
 
 
@@ -143,7 +145,9 @@ async def revise(rt: Runtime, account_id: int, txid: str, data: CobInput, *, can
             now=now,
         )
         if expires_at != charge.expires_at:
-            await jobs.enqueue(conn, jobs.EXPIRE_CHARGE, run_at=expires_at, charge_id=charge.id)
+            await jobs.enqueue(
+                conn, jobs.EXPIRE_CHARGE, jobs.ExpireCharge(charge.id), run_at=expires_at
+            )
     return Cob(charge=revised, status=status_at(revised, now), payment=None)
 
 

@@ -98,7 +98,10 @@ async def on_payment(
         and await split_rows.claim_split_run(conn, account_id, later)
     ):
         await jobs.enqueue(
-            conn, jobs.RUN_DUE_SPLITS, run_at=later, account_id=account_id, due_by=later.isoformat()
+            conn,
+            jobs.RUN_DUE_SPLITS,
+            jobs.RunDueSplits(account_id, later.isoformat()),
+            run_at=later,
         )
 
 

@@ -4,6 +4,7 @@ the claimer's finished jobs done, all in one statement."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,10 +12,18 @@ from pixgate.db import jobs
 from pixgate.runtime import Runtime
 
 
+@dataclass(frozen=True)
+class Numbered:
+    n: int
+
+
 async def add(rt: Runtime, kind: str = "test.a", *, run_in: float = -1.0, n: int = 0) -> int:
     async with rt.db.begin() as conn:
         return await jobs.enqueue(
-            conn, jobs.JobKind(kind), run_at=datetime.now(UTC) + timedelta(seconds=run_in), n=n
+            conn,
+            jobs.JobKind(kind, Numbered),
+            Numbered(n),
+            run_at=datetime.now(UTC) + timedelta(seconds=run_in),
         )
 
 

@@ -9,6 +9,7 @@ woken synchronously by the commit, so their absence is checked right after it.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
 import asyncpg
 import pytest
@@ -16,7 +17,13 @@ import pytest
 from pixgate.db import jobs
 from pixgate.runtime import Runtime
 
-NOTHING = jobs.JobKind("test.nothing")
+
+@dataclass(frozen=True)
+class Nothing:
+    pass
+
+
+NOTHING = jobs.JobKind("test.nothing", Nothing)
 MARKER = "marker"
 """The payload of the test's own notification; the job wake-up's payload is empty."""
 
@@ -62,7 +69,7 @@ async def test_another_process_hears_only_after_the_commit(rt: Runtime, database
     other, listener = await listening(database_url)
     try:
         async with rt.db.begin() as conn:
-            await jobs.enqueue(conn, NOTHING)
+            await jobs.enqueue(conn, NOTHING, Nothing())
             await send_marker(database_url)
             assert await listener.until_heard(MARKER) == [MARKER]
         assert await listener.until_heard("") == [MARKER, ""]
@@ -79,7 +86,7 @@ async def test_this_process_is_woken_at_the_commit(rt: Runtime) -> None:
     rt.db.notifier.listen_locally(jobs.CHANNEL, wake)
     try:
         async with rt.db.begin() as conn:
-            await jobs.enqueue(conn, NOTHING)
+            await jobs.enqueue(conn, NOTHING, Nothing())
             assert woken == []
         assert woken == ["woken"]
     finally:
@@ -97,7 +104,7 @@ async def test_a_rolled_back_enqueue_wakes_nobody(rt: Runtime, database_url: str
     try:
         with pytest.raises(RuntimeError):
             async with rt.db.begin() as conn:
-                await jobs.enqueue(conn, NOTHING)
+                await jobs.enqueue(conn, NOTHING, Nothing())
                 raise RuntimeError("refused")
         assert woken == [], "this process's workers are woken by the commit itself, or never"
         await send_marker(database_url)

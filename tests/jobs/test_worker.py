@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import pytest
 
 from pixgate.db import jobs
 from pixgate.jobs import worker as worker_module
-from pixgate.jobs.registry import HANDLERS, job
+from pixgate.jobs.registry import HANDLERS, JobSpec
 from pixgate.jobs.worker import Worker
 from pixgate.runtime import Runtime
 from tests.helpers import running_worker
@@ -25,28 +23,35 @@ class Probe:
     gate: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-COUNT = jobs.JobKind("test.count")
-FAIL = jobs.JobKind("test.fail", max_attempts=1)
+@dataclass(frozen=True)
+class Count:
+    n: int
+
+
+@dataclass(frozen=True)
+class Nothing:
+    pass
+
+
+COUNT = jobs.JobKind("test.count", Count)
+FAIL = jobs.JobKind("test.fail", Nothing, max_attempts=1)
 
 
 @pytest.fixture
-def probe() -> Iterator[Probe]:
+def probe(monkeypatch: pytest.MonkeyPatch) -> Probe:
     """`test.count` records its `n` once the gate is open; `test.fail` always raises."""
     seen = Probe()
 
-    @job(COUNT)
-    async def count(rt: Runtime, *, n: int) -> None:
+    async def count(rt: Runtime, args: Count) -> None:
         await seen.gate.wait()
-        seen.ran.append(n)
+        seen.ran.append(args.n)
 
-    @job(FAIL)
-    async def fail(rt: Runtime) -> None:
+    async def fail(rt: Runtime, args: Nothing) -> None:
         raise RuntimeError("refused")
 
-    try:
-        yield seen
-    finally:
-        del HANDLERS["test.count"], HANDLERS["test.fail"]
+    monkeypatch.setitem(HANDLERS, COUNT.name, JobSpec(COUNT, count))
+    monkeypatch.setitem(HANDLERS, FAIL.name, JobSpec(FAIL, fail))
+    return seen
 
 
 async def statuses(rt: Runtime) -> dict[str, int]:
@@ -66,8 +71,8 @@ async def test_every_job_runs_once_and_ends_done(rt: Runtime, probe: Probe) -> N
     async with running_worker(rt, concurrency=4):
         async with rt.db.begin() as conn:
             for n in range(30):
-                await jobs.enqueue(conn, COUNT, n=n)
-            await jobs.enqueue(conn, FAIL)
+                await jobs.enqueue(conn, COUNT, Count(n))
+            await jobs.enqueue(conn, FAIL, Nothing())
 
         async def settled() -> bool:
             return await statuses(rt) == {"done": 30, "failed": 1}
@@ -89,7 +94,7 @@ async def test_jobs_that_finish_during_shutdown_are_marked_done(rt: Runtime, pro
     running = asyncio.create_task(worker.run())
     async with rt.db.begin() as conn:
         for n in range(8):
-            await jobs.enqueue(conn, COUNT, n=n)
+            await jobs.enqueue(conn, COUNT, Count(n))
 
     async def all_started() -> bool:
         return await statuses(rt) == {"running": 8}
@@ -111,7 +116,7 @@ async def test_an_idle_worker_wakes_when_a_scheduled_job_falls_due(
     async with running_worker(rt):
         async with rt.db.begin() as conn:
             due = datetime.now(UTC) + timedelta(seconds=0.3)
-            await jobs.enqueue(conn, COUNT, run_at=due, n=1)
+            await jobs.enqueue(conn, COUNT, Count(1), run_at=due)
 
         async def ran() -> bool:
             return probe.ran == [1]
@@ -133,7 +138,7 @@ async def test_the_worker_vacuums_what_finished_jobs_leave(rt: Runtime, probe: P
     async with running_worker(rt, concurrency=4, vacuum_every=10):
         for n in range(12):  # one at a time: every job is claimed, run and finished alone
             async with rt.db.begin() as conn:
-                await jobs.enqueue(conn, COUNT, n=n)
+                await jobs.enqueue(conn, COUNT, Count(n))
 
             async def ran(n: int = n) -> bool:
                 return n in probe.ran
@@ -156,7 +161,7 @@ async def test_done_jobs_past_their_retention_are_deleted_failed_ones_kept(
     probe.gate.set()
     async with running_worker(rt, concurrency=4, vacuum_every=1):  # upkeep after each job
         async with rt.db.begin() as conn:
-            await jobs.enqueue(conn, COUNT, n=1)
+            await jobs.enqueue(conn, COUNT, Count(1))
 
         async def pruned() -> bool:
             return await statuses(rt) == {"done": 2, "failed": 1}
@@ -184,7 +189,7 @@ async def test_jobs_still_running_after_the_grace_are_given_back_due_at_once(
     running = asyncio.create_task(worker.run())
     async with rt.db.begin() as conn:
         for n in range(3):
-            await jobs.enqueue(conn, COUNT, n=n)
+            await jobs.enqueue(conn, COUNT, Count(n))
 
     async def all_started() -> bool:
         return await statuses(rt) == {"running": 3}
@@ -221,7 +226,7 @@ async def test_a_job_whose_worker_vanished_is_retaken_after_its_lease(
     process; here the dead worker is a claim that is never finished)."""
     rt.settings = rt.settings.model_copy(update={"job_lease_seconds": 0.5})
     async with rt.db.begin() as conn:
-        await jobs.enqueue(conn, COUNT, n=7)
+        await jobs.enqueue(conn, COUNT, Count(7))
     async with rt.db.connection() as conn:
         claimed = await jobs.claim(conn, worker="dead", limit=1, lease_seconds=0.5, kinds=None)
     assert len(claimed.jobs) == 1
@@ -245,21 +250,17 @@ async def test_webhook_deliveries_leave_slots_for_other_jobs(
     hanging = asyncio.Event()
     started: list[int] = []
 
-    async def deliver(rt: Runtime, **args: Any) -> None:
-        started.append(args["n"])
+    async def deliver(rt: Runtime, args: jobs.DeliverWebhook) -> None:
+        started.append(args.delivery_id)
         await hanging.wait()
 
-    worker_module.load_handlers()
-    real = HANDLERS[jobs.DELIVER_WEBHOOK.name]
-    monkeypatch.setitem(
-        HANDLERS, jobs.DELIVER_WEBHOOK.name, dataclasses.replace(real, handler=deliver)
-    )
+    monkeypatch.setitem(HANDLERS, jobs.DELIVER_WEBHOOK.name, JobSpec(jobs.DELIVER_WEBHOOK, deliver))
     probe.gate.set()
     async with running_worker(rt, concurrency=4) as worker:
         assert worker.webhook_slots == 3
         async with rt.db.begin() as conn:
             for n in range(10):
-                await jobs.enqueue(conn, jobs.DELIVER_WEBHOOK, n=n)
+                await jobs.enqueue(conn, jobs.DELIVER_WEBHOOK, jobs.DeliverWebhook(n))
 
         async def deliveries_hang() -> bool:
             return len(started) == 3
@@ -267,7 +268,7 @@ async def test_webhook_deliveries_leave_slots_for_other_jobs(
         await until(deliveries_hang)
         async with rt.db.begin() as conn:
             for n in range(5):
-                await jobs.enqueue(conn, COUNT, n=n)
+                await jobs.enqueue(conn, COUNT, Count(n))
 
         async def others_ran() -> bool:
             return sorted(probe.ran) == list(range(5))
