@@ -18,7 +18,7 @@ from pixgate.db.pool import Database
 from pixgate.domain.location_jws import LocationSigner
 from pixgate.domain.tokens import Revocations, TokenSigner
 from pixgate.provider.base import SettlingBank
-from pixgate.provider.sandbox import SandboxBank
+from pixgate.provider.choice import provider_for
 from pixgate.settings import Settings
 
 
@@ -94,7 +94,7 @@ async def build_runtime(settings: Settings, database_url: str) -> AsyncIterator[
             db=db,
             signer=signer,
             secret_hash_key=hash_key,
-            provider=SandboxBank(settings, db),
+            provider=provider_for(settings, db),
             location_signer=location_signer,
             dashboard_key=dashboard_key,
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -30,6 +31,9 @@ class Settings(BaseSettings):
     )
 
     sandbox: bool = Field(default=True, description="simulated settling bank and /sandbox routes")
+    provider: Literal["sandbox"] = Field(
+        default="sandbox", description="the settling bank behind the provider interface"
+    )
     settlement_delay_ms: int = Field(default=200, ge=0)
     provider_min_expiration: int = Field(default=60, ge=1)
     ispb: str = Field(default="12345678", pattern=r"^\d{8}$")

@@ -20,6 +20,7 @@ from pixgate.api.middleware import BodyTooLarge
 from pixgate.api.routing import ExactJsonRequest
 from pixgate.domain import scenarios
 from pixgate.domain.errors import NotFound, UnsupportedMediaType, ValidationFailed
+from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import auth
 
@@ -61,14 +62,17 @@ ScenarioHeader = Annotated[
 ]
 
 
-async def sandbox_scenario(rt: RuntimeDep, x_sandbox_scenario: ScenarioHeader = None) -> str | None:
-    """The canonical `X-Sandbox-Scenario`; refused outside sandbox mode."""
+async def sandbox_scenario(
+    rt: RuntimeDep, x_sandbox_scenario: ScenarioHeader = None
+) -> Instructions:
+    """The canonical `X-Sandbox-Scenario`, as the request's provider instructions (only the
+    provider reads them); refused outside sandbox mode."""
     if x_sandbox_scenario is not None and not rt.settings.sandbox:
         raise ValidationFailed(["X-Sandbox-Scenario is only accepted in sandbox mode"])
-    return scenarios.parse(x_sandbox_scenario)
+    return Instructions(scenarios.parse(x_sandbox_scenario))
 
 
-SandboxScenario = Annotated[str | None, Depends(sandbox_scenario)]
+ProviderInstructions = Annotated[Instructions, Depends(sandbox_scenario)]
 
 
 async def sandbox_only(rt: RuntimeDep) -> None:

@@ -178,6 +178,8 @@ class Hold:
     run_at: datetime
     terms: Terms
     limits: Window
+    instructions: str | None
+    """What the request told the provider, kept for it (`db.provider_instructions`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +207,7 @@ async def _send_holds(conn: Connection, holds: Sequence[Hold]) -> list[Held | Ex
     # one batch is one account's: hold_payout() submits under the key of hold.account_id
     rows = await conn.fetch(
         "SELECT * FROM hold_payouts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
-        " $14, $15, $16, $17, $18, $19, $20) ORDER BY ord",
+        " $14, $15, $16, $17, $18, $19, $20, $21) ORDER BY ord",
         holds[0].account_id,
         [h.kind for h in holds],
         [h.external_id for h in holds],
@@ -226,6 +228,7 @@ async def _send_holds(conn: Connection, holds: Sequence[Hold]) -> list[Held | Ex
         [h.limits.nightly for h in holds],
         [h.limits.day_start for h in holds],
         [h.limits.night_start for h in holds],
+        [h.instructions for h in holds],
     )
     if any(row["id"] is not None for row in rows):
         wake_workers(conn)

@@ -77,7 +77,7 @@ class NewRefund:
     timezone: str
     """Whose calendar days."""
     details: dict[str, Any]
-    """Kept in `transactions.details` beside `natureza` (the sandbox scenario, ids)."""
+    """Kept in `transactions.details` beside `natureza` (the provider's and the original's ids)."""
 
 
 _SELECT = """

@@ -6,10 +6,24 @@ One interface, so a real bank can replace the sandbox without touching services.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal, Protocol
 
 from pixgate.domain.dict_keys import KeyHolder
+
+
+@dataclass(frozen=True, slots=True)
+class Instructions:
+    """What one request asks of the provider beyond the operation itself (the sandbox's
+    `X-Sandbox-Scenario`). Opaque to everything but the provider: services hand it to the
+    provider where they call it, and keep `value` with a payout the provider settles later
+    (`db.provider_instructions`, which only the provider reads back), so that no service,
+    query or job depends on what a provider can be told."""
+
+    value: str | None = None
+
+
+NO_INSTRUCTIONS = Instructions()
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +36,6 @@ class PaymentOrder:
     key_type: str
     document: str | None
     check_document: bool
-    scenario: str | None
     at: datetime
 
 
@@ -45,7 +58,6 @@ class ReturnOrder:
     return_id: str
     """The refund's own end-to-end id (`rtrId`, `D...`), chosen when it was requested."""
     natureza: str
-    scenario: str | None
     at: datetime
 
 
@@ -55,7 +67,7 @@ class ChargeRegistration:
 
     amount: int | None
     expires_in: int
-    scenario: str | None
+    instructions: Instructions
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -63,11 +75,24 @@ class SettlingBank(Protocol):
     async def lookup_key(self, key: str, key_type: str) -> KeyHolder | None:
         """The DICT entry of a key, or None if the key is not registered."""
 
+    def refuse_payment(self, instructions: Instructions) -> None:
+        """Raise what the bank answers at once to a payment so instructed, if anything.
+        Called once the request's own checks have passed, maybe inside the transaction
+        that would accept the payment (which then writes nothing): never does I/O."""
+
+    def refuse_return(self, instructions: Instructions) -> None:
+        """`refuse_payment` for a return of a received PIX (a refund)."""
+
+    def settlement_delay(self, instructions: Instructions) -> timedelta:
+        """How long after acceptance a payment or return so instructed is settled."""
+
     async def pay(self, order: PaymentOrder) -> PaymentResult:
-        """Settle an outgoing payment through the SPI."""
+        """Settle an outgoing payment through the SPI, as the instructions kept with it
+        (`order.transaction_pk`) ask."""
 
     async def refund(self, order: ReturnOrder) -> PaymentResult:
-        """Settle a return of a received PIX through the SPI."""
+        """Settle a return of a received PIX through the SPI, as the instructions kept with
+        it ask."""
 
     async def register_charge(self, charge: ChargeRegistration) -> None:
         """Announce a charge; raises ProviderUnavailable or ProviderExpirationBelowMinimum."""

@@ -1,5 +1,11 @@
 """The sandbox settling bank: a deterministic SPI and DICT, steered by `X-Sandbox-Scenario`.
 
+The scenario reaches it as the request's provider instructions (`Instructions.value`, the
+canonical scenario of `domain.scenarios`): given at once where the request calls the
+provider (the synchronous refusals, a charge's registration, the settlement delay), and
+read back from `db.provider_instructions` when a payout or refund is settled. This is the
+only module that acts on a scenario.
+
 Registered keys come from `sandbox_dict_keys`. For cash-out, a key nobody registered
 resolves to a synthetic holder derived from a hash of the key, so the same key always
 reaches the same name, bank and account; its document is taken to be the one the payer
@@ -9,16 +15,32 @@ without the scenario header).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+from collections.abc import Callable
+from datetime import timedelta
 
-from pixgate.db import sandbox_dict
+from pixgate.db import provider_instructions, sandbox_dict
 from pixgate.db.pool import Database
 from pixgate.domain import scenarios
 from pixgate.domain.dict_keys import KeyHolder
 from pixgate.domain.documents import is_valid_document, make_cpf, only_document_chars
-from pixgate.domain.errors import ProviderExpirationBelowMinimum, ProviderUnavailable
+from pixgate.domain.errors import (
+    InsufficientBalance,
+    InvalidPixKey,
+    PixgateError,
+    ProviderExpirationBelowMinimum,
+    ProviderUnavailable,
+    ValidationFailed,
+)
 from pixgate.domain.ids import new_end_to_end_id
-from pixgate.provider.base import ChargeRegistration, PaymentOrder, PaymentResult, ReturnOrder
+from pixgate.provider.base import (
+    ChargeRegistration,
+    Instructions,
+    PaymentOrder,
+    PaymentResult,
+    ReturnOrder,
+)
 from pixgate.settings import Settings
 
 _BANKS = (
@@ -38,11 +60,30 @@ class SandboxBank:
     async def lookup_key(self, key: str, key_type: str) -> KeyHolder | None:
         return await sandbox_dict.get(self.db, key)
 
+    def refuse_payment(self, instructions: Instructions) -> None:
+        """The synchronous scenarios answer as the real error would."""
+        _refuse(_PAYMENT_REFUSALS, instructions)
+
+    def refuse_return(self, instructions: Instructions) -> None:
+        """As `refuse_payment`, in a refund's words; a refund has no PIX key to refuse."""
+        _refuse(_RETURN_REFUSALS, instructions)
+
+    def settlement_delay(self, instructions: Instructions) -> timedelta:
+        """`PIXGATE_SETTLEMENT_DELAY_MS`, unless the scenario sets another."""
+        return timedelta(
+            milliseconds=scenarios.settlement_delay_ms(
+                instructions.value, self.settings.settlement_delay_ms
+            )
+        )
+
     async def pay(self, order: PaymentOrder) -> PaymentResult:
-        registered = await self.lookup_key(order.pix_key, order.key_type)
+        registered, scenario = await asyncio.gather(
+            self.lookup_key(order.pix_key, order.key_type),
+            provider_instructions.get(self.db, order.transaction_pk),
+        )
         holder = registered or synthetic_holder(order.pix_key, order.key_type, order.document)
         e2e = new_end_to_end_id(self.settings.ispb, order.at)
-        error = _settlement_error(order, holder)
+        error = _settlement_error(order, holder, scenario)
         if error is not None:
             return PaymentResult(
                 status="ERROR",
@@ -55,14 +96,15 @@ class SandboxBank:
 
     async def refund(self, order: ReturnOrder) -> PaymentResult:
         """A return settles unless its request asked for a settlement error (the scenario
-        stored with it); the payer it reaches is the original's, already recorded."""
-        if order.scenario in scenarios.SETTLEMENT_ERRORS:
+        kept with it); the payer it reaches is the original's, already recorded."""
+        scenario = await provider_instructions.get(self.db, order.transaction_pk)
+        if scenario in scenarios.SETTLEMENT_ERRORS:
             return PaymentResult(
                 status="ERROR",
                 end_to_end_id=order.return_id,
                 counterpart=None,
-                error_code=order.scenario,
-                error_message=scenarios.SETTLEMENT_ERRORS[order.scenario],
+                error_code=scenario,
+                error_message=scenarios.SETTLEMENT_ERRORS[scenario],
             )
         return PaymentResult(status="CONFIRMED", end_to_end_id=order.return_id, counterpart=None)
 
@@ -74,14 +116,43 @@ class SandboxBank:
             raise ProviderExpirationBelowMinimum(
                 [f"transaction.expirationTime must be at least {minimum} seconds for this provider"]
             )
-        if charge.scenario == "PROVIDER_UNAVAILABLE":
+        if charge.instructions.value == "PROVIDER_UNAVAILABLE":
             raise ProviderUnavailable("the payment provider could not be reached")
 
 
-def _settlement_error(order: PaymentOrder, holder: KeyHolder) -> str | None:
+_PAYMENT_REFUSALS: dict[str, Callable[[], PixgateError]] = {
+    "INSUFFICIENT_FUNDS": lambda: InsufficientBalance(
+        "available balance is less than amount + fee (sandbox)"
+    ),
+    "INVALID_PIX_KEY": lambda: InvalidPixKey(
+        "the PIX key was refused by the settling bank (sandbox)"
+    ),
+    "PROVIDER_UNAVAILABLE": lambda: ProviderUnavailable(
+        "the settling bank could not be reached (sandbox)"
+    ),
+}
+_RETURN_REFUSALS: dict[str, Callable[[], PixgateError]] = {
+    "INSUFFICIENT_FUNDS": lambda: InsufficientBalance(
+        "available balance is less than the refund (sandbox)"
+    ),
+    "INVALID_PIX_KEY": lambda: ValidationFailed(
+        ["X-Sandbox-Scenario: INVALID_PIX_KEY does not apply to a refund"]
+    ),
+    "PROVIDER_UNAVAILABLE": _PAYMENT_REFUSALS["PROVIDER_UNAVAILABLE"],
+}
+"""The synchronous scenarios, by the operation they answer."""
+
+
+def _refuse(refusals: dict[str, Callable[[], PixgateError]], instructions: Instructions) -> None:
+    make = refusals.get(instructions.value or "")
+    if make is not None:
+        raise make()
+
+
+def _settlement_error(order: PaymentOrder, holder: KeyHolder, scenario: str | None) -> str | None:
     """What the SPI answers: the scenario first, then the destination, then the document."""
-    if order.scenario in scenarios.SETTLEMENT_ERRORS:
-        return order.scenario
+    if scenario in scenarios.SETTLEMENT_ERRORS:
+        return scenario
     if holder.status == "BLOCKED":
         return "BLOCKED_ACCOUNT"
     if holder.status == "CLOSED":

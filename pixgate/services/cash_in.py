@@ -3,8 +3,8 @@
 Everything is validated first (one 400 listing every bad field, then the splits against
 the amount net of the account's fee) and the BR Code built; then the charge is announced
 to the settling bank, outside any transaction, so a provider failure (500) or its minimum
-expiration leaves nothing behind, and never hides the request's own error (a sandbox
-scenario included); then one transaction writes the PENDING
+expiration leaves nothing behind, and never hides the request's own error (whatever the
+request's provider instructions); then one transaction writes the PENDING
 PAYMENT transaction, the charge, its splits and its `charges.expire` job (an unpaid
 charge becomes EXPIRED, its payment ERROR). The BR Code is dynamic: its location
 (26/25, without scheme) is `{public_url}/loc/{token}`, its merchant the account's name.
@@ -38,7 +38,7 @@ from pixgate.domain.money import (
     to_cents,
 )
 from pixgate.domain.pix_keys import SplitKeyType, is_valid_split_key
-from pixgate.provider.base import ChargeRegistration
+from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import external_ids, fees
 from pixgate.services.charges import FEE_KEY
@@ -150,7 +150,11 @@ def validate(order: CashInOrder) -> tuple[int, list[SplitRow]]:
 
 
 async def create(
-    rt: Runtime, account_id: int, order: CashInOrder, *, scenario: str | None = None
+    rt: Runtime,
+    account_id: int,
+    order: CashInOrder,
+    *,
+    instructions: Instructions = NO_INSTRUCTIONS,
 ) -> CashIn:
     amount, split_rows = validate(order)
     async with rt.db.connection() as conn:
@@ -169,7 +173,9 @@ async def create(
         )
     )
     await rt.provider.register_charge(
-        ChargeRegistration(amount=amount, expires_in=order.expiration_time, scenario=scenario)
+        ChargeRegistration(
+            amount=amount, expires_in=order.expiration_time, instructions=instructions
+        )
     )
     now = rt.clock.now()
     expires_at = now + timedelta(seconds=order.expiration_time)

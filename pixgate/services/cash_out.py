@@ -10,16 +10,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from pixgate.domain.documents import document_kind, only_document_chars
-from pixgate.domain.errors import (
-    InsufficientBalance,
-    InvalidAmount,
-    InvalidPixKey,
-    ProviderUnavailable,
-    ValidationFailed,
-)
+from pixgate.domain.errors import InvalidAmount, InvalidPixKey, ValidationFailed
 from pixgate.domain.labels import TransactionKind
 from pixgate.domain.money import amount_cents
 from pixgate.domain.pix_keys import KeyType, is_valid_cash_out_key, normalize_key
+from pixgate.provider.base import NO_INSTRUCTIONS, Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import outgoing
 from pixgate.services.outgoing import CashOut
@@ -45,21 +40,15 @@ def amount_of(value: Decimal) -> int:
         raise InvalidAmount(f"value: {exc}") from exc
 
 
-def raise_synchronous_scenario(scenario: str | None) -> None:
-    """The synchronous sandbox scenarios answer as the real error would: called once the
-    request's own checks have passed (an invalid request answers its own error, whatever
-    the scenario), before any write or inside the transaction, which then writes nothing."""
-    if scenario == "INSUFFICIENT_FUNDS":
-        raise InsufficientBalance("available balance is less than amount + fee (sandbox)")
-    if scenario == "INVALID_PIX_KEY":
-        raise InvalidPixKey("the PIX key was refused by the settling bank (sandbox)")
-    if scenario == "PROVIDER_UNAVAILABLE":
-        raise ProviderUnavailable("the settling bank could not be reached (sandbox)")
-
-
 async def create(
-    rt: Runtime, account_id: int, order: CashOutOrder, *, scenario: str | None = None
+    rt: Runtime,
+    account_id: int,
+    order: CashOutOrder,
+    *,
+    instructions: Instructions = NO_INSTRUCTIONS,
 ) -> CashOut:
+    """The provider's synchronous refusals answer once the request's own checks have
+    passed (an invalid request answers its own error, whatever it told the provider)."""
     amount = amount_of(order.value)
     if not is_valid_cash_out_key(order.key, order.key_type):
         raise InvalidPixKey(f"details.key is not a valid {order.key_type} key")
@@ -68,7 +57,7 @@ async def create(
         raise ValidationFailed(
             ["details.document must be a CPF (11 digits) or a CNPJ (14 characters)"]
         )
-    raise_synchronous_scenario(scenario)
+    rt.provider.refuse_payment(instructions)
     payout = outgoing.PendingPayout(
         kind=TransactionKind.CASH_OUT,
         external_id=order.external_id,
@@ -80,7 +69,6 @@ async def create(
             "name": order.name,
             "document": document,
             "checkPixKeyWithDocument": order.check_document,
-            "scenario": scenario,
         },
     )
-    return await outgoing.hold_pending(rt, account_id, payout, scenario=scenario)
+    return await outgoing.hold_pending(rt, account_id, payout, instructions=instructions)

@@ -43,9 +43,10 @@ from pixgate.domain.labels import TransactionKind, TransactionStatus
 from pixgate.domain.pix_keys import detect_key_type, normalize_key
 from pixgate.domain.webhooks import EventType
 from pixgate.ledger import journal
+from pixgate.provider.base import NO_INSTRUCTIONS, Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import charges, events, external_ids, fees, limits
-from pixgate.services.cash_out import amount_of, raise_synchronous_scenario
+from pixgate.services.cash_out import amount_of
 from pixgate.services.outgoing import FEE_KEY, CashOut, PendingPayout, hold_pending
 
 KIND = TransactionKind.CASH_OUT_QRCODE
@@ -63,7 +64,11 @@ class QrCashOutOrder:
 
 
 async def create(
-    rt: Runtime, account_id: int, order: QrCashOutOrder, *, scenario: str | None = None
+    rt: Runtime,
+    account_id: int,
+    order: QrCashOutOrder,
+    *,
+    instructions: Instructions = NO_INSTRUCTIONS,
 ) -> CashOut:
     amount = amount_of(order.value)
     try:
@@ -81,7 +86,6 @@ async def create(
     details: dict[str, Any] = {
         "name": order.name,
         "document": document,
-        "scenario": scenario,
         "qrCode": {
             "txid": code.txid,
             "merchantName": code.merchant_name,
@@ -91,9 +95,9 @@ async def create(
     }
     token = charges.location_token_of(rt.settings, code)
     if token is not None:
-        return await _pay_our_charge(rt, account_id, order, amount, token, details, scenario)
-    raise_synchronous_scenario(scenario)
-    return await _pay_out(rt, account_id, order, amount, code, details, scenario)
+        return await _pay_our_charge(rt, account_id, order, amount, token, details, instructions)
+    rt.provider.refuse_payment(instructions)
+    return await _pay_out(rt, account_id, order, amount, code, details, instructions)
 
 
 async def _pay_our_charge(
@@ -103,11 +107,11 @@ async def _pay_our_charge(
     amount: int,
     token: str,
     details: dict[str, Any],
-    scenario: str | None,
+    instructions: Instructions,
 ) -> CashOut:
-    """Settled in the house; a synchronous scenario answers only once the payment would
-    otherwise be made (the charge found and payable, the limits and the balance enough):
-    raised in the transaction, which then writes nothing."""
+    """Settled in the house; the provider's synchronous refusal answers only once the
+    payment would otherwise be made (the charge found and payable, the limits and the
+    balance enough): raised in the transaction, which then writes nothing."""
     now = rt.clock.now()
     async with rt.db.begin() as conn:
         charge = await charge_rows.by_location_token(conn, token)
@@ -159,7 +163,7 @@ async def _pay_our_charge(
         await events.record(
             conn, account_id=account_id, type=EventType.CASH_OUT, transaction_id=row.id
         )
-        raise_synchronous_scenario(scenario)
+        rt.provider.refuse_payment(instructions)
     return CashOut(
         transaction_id=row.transaction_id,
         external_id=order.external_id,
@@ -175,7 +179,7 @@ async def _pay_out(
     amount: int,
     code: brcode.BrCode,
     details: dict[str, Any],
-    scenario: str | None,
+    instructions: Instructions,
 ) -> CashOut:
     if code.pix_key is not None:
         key_type: str = detect_key_type(code.pix_key) or "UNKNOWN"
@@ -193,5 +197,5 @@ async def _pay_out(
         details=details,
     )
     return await hold_pending(
-        rt, account_id, payout, scenario=scenario, duplicate=ExternalIdConflict
+        rt, account_id, payout, instructions=instructions, duplicate=ExternalIdConflict
     )

@@ -23,7 +23,7 @@ from pixgate.domain import brcode
 from pixgate.domain.errors import Conflict, NotFound, ValidationFailed
 from pixgate.domain.labels import ChargeStatus, TransactionKind
 from pixgate.domain.money import to_cents
-from pixgate.provider.base import ChargeRegistration
+from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions
 from pixgate.runtime import Runtime
 from pixgate.services.expiry import status_at
 from pixgate.services.locations import location_url, new_location_token
@@ -53,18 +53,24 @@ class Cob:
 
 
 async def create(
-    rt: Runtime, account_id: int, txid: str, data: CobInput, *, scenario: str | None = None
+    rt: Runtime,
+    account_id: int,
+    txid: str,
+    data: CobInput,
+    *,
+    instructions: Instructions = NO_INSTRUCTIONS,
 ) -> Cob:
     if data.expiracao is None or data.original is None:
         raise ValidationFailed(["calendario.expiracao and valor.original are required"])
     amount = to_cents(Decimal(data.original))
     # A txid in use is the request's own error: found before the settling bank is asked
-    # (and before a sandbox scenario answers); the insert still refuses a concurrent one.
+    # (which may refuse as the request's instructions tell it); the insert still refuses
+    # a concurrent one.
     async with rt.db.connection() as conn:
         if await charge_rows.by_txid(conn, account_id, KIND, txid) is not None:
             raise Conflict(f"txid {txid} already exists")
     await rt.provider.register_charge(
-        ChargeRegistration(amount=amount, expires_in=data.expiracao, scenario=scenario)
+        ChargeRegistration(amount=amount, expires_in=data.expiracao, instructions=instructions)
     )
     now = rt.clock.now()
     token = new_location_token()

@@ -23,6 +23,7 @@ from typing import Any
 import structlog
 
 from pixgate.db import dict_transfers as rows
+from pixgate.db import provider_instructions
 from pixgate.db.transactions import Transaction
 from pixgate.domain.counterparts import Counterpart
 from pixgate.domain.documents import only_document_chars
@@ -37,7 +38,7 @@ from pixgate.domain.ids import new_end_to_end_id
 from pixgate.domain.labels import TransactionKind, TransactionStatus
 from pixgate.domain.pix_keys import dict_key_type, normalize_key
 from pixgate.domain.webhooks import EventType
-from pixgate.provider.base import PaymentOrder
+from pixgate.provider.base import NO_INSTRUCTIONS, Instructions, PaymentOrder
 from pixgate.runtime import Runtime
 from pixgate.services import events, fees, outgoing
 
@@ -91,9 +92,10 @@ async def create(
     order: TransferOrder,
     *,
     idempotency_key: uuid.UUID,
-    scenario: str | None = None,
+    instructions: Instructions = NO_INSTRUCTIONS,
 ) -> Transfer:
-    """Start the transfer, or answer the one this key already made (nothing new is created)."""
+    """Start the transfer, or answer the one this key already made (nothing new is created).
+    The request's provider instructions are kept with a transfer the provider settles."""
     key_type = dict_key_type(order.pix_key)
     if key_type is None:  # the API schema rejects these; a defensive check for other callers
         raise ValidationFailed(["pixKey: not a CPF, CNPJ, e-mail, +55 phone or EVP key"])
@@ -115,9 +117,6 @@ async def create(
         order.creditor_document is not None
         and order.creditor_document != only_document_chars(holder.document)
     )
-    details = order.details()
-    if scenario is not None:
-        details["scenario"] = scenario
     async with rt.db.begin() as conn:
         fee = await fees.for_operation(rt.settings, conn, account_id, FEE_KEY, order.amount)
         row = await rows.insert_once(
@@ -132,7 +131,7 @@ async def create(
             pix_key_type=key_type,
             description=order.description,
             counterpart=Counterpart.at_another_bank(holder),
-            details=details,
+            details=order.details(),
             created_at=now,
             error_code="TAX_ID_MISMATCH" if mismatch else None,
             error_message="creditorDocument differs from the key holder's" if mismatch else None,
@@ -146,6 +145,7 @@ async def create(
                 conn, account_id=account_id, type=EventType.CASH_OUT, transaction_id=row.id
             )
         else:
+            await provider_instructions.keep(conn, row.id, instructions.value)
             # amount + fee leave `available` now; the settlement job is the queue
             held = await outgoing.hold_and_queue(
                 conn, rt.settings, account_id, row.id, amount=row.amount, fee=row.fee, now=now
@@ -174,7 +174,7 @@ def payment_order(row: Transaction, now: datetime) -> PaymentOrder:
     """The settlement hook: what `provider.pay` gets for a dict transfer.
 
     The creditorDocument, when given, is checked by the settling bank too (the SPI's own
-    TAX_ID_MISMATCH); the X-Sandbox-Scenario of the request rides in `details.scenario`.
+    TAX_ID_MISMATCH).
     """
     details = row.details
     assert row.pix_key is not None and row.pix_key_type is not None, "a transfer has its key"
@@ -185,19 +185,17 @@ def payment_order(row: Transaction, now: datetime) -> PaymentOrder:
         key_type=row.pix_key_type,
         document=details.get("creditorDocument"),
         check_document=details.get("creditorDocument") is not None,
-        scenario=details.get("scenario"),
         at=now,
     )
 
 
 def _replay(row: Transaction, order: TransferOrder, pix_key: str) -> Transfer:
     """The first transfer of this key, if the repeat asks for the same thing (Stripe's rule)."""
-    stored = {k: v for k, v in row.details.items() if k != "scenario"}
     same = (
         row.kind == KIND
         and row.amount == order.amount
         and row.pix_key == pix_key
-        and stored == order.details()
+        and row.details == order.details()
     )
     if not same:
         raise IdempotencyKeyReused(

@@ -17,7 +17,7 @@ from uuid import UUID
 
 from pixgate.db import jobs, payments
 from pixgate.db.pool import Connection
-from pixgate.domain import limits, scenarios
+from pixgate.domain import limits
 from pixgate.domain.errors import (
     DuplicateExternalId,
     InsufficientBalance,
@@ -27,6 +27,7 @@ from pixgate.domain.errors import (
 )
 from pixgate.domain.labels import TransactionStatus
 from pixgate.domain.limits import Window
+from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import external_ids, fees
 from pixgate.services import limits as limit_rules
@@ -91,7 +92,7 @@ async def hold_pending(
     account_id: int,
     payout: PendingPayout,
     *,
-    scenario: str | None,
+    instructions: Instructions,
     duplicate: type[DuplicateExternalId] = DuplicateExternalId,
 ) -> CashOut:
     """The PENDING row, its settlement job, the hold and the limit count, in one statement.
@@ -101,11 +102,10 @@ async def hold_pending(
     cash-outs of the account that wait for its row meanwhile (`db.batches`). The fee and
     limits are priced from this process's copy of the account's terms, which the statement
     compares with the locked row: a stale copy is re-read and the payout tried again.
+    The request's provider instructions are kept with the row for the provider's settlement.
     """
     now = rt.clock.now()
-    run_at = now + timedelta(
-        milliseconds=scenarios.settlement_delay_ms(scenario, rt.settings.settlement_delay_ms)
-    )
+    run_at = now + rt.provider.settlement_delay(instructions)
     for _ in range(TERMS_ATTEMPTS):
         terms = await rt.account_terms.get(rt.db, account_id)
         if terms is None:
@@ -130,6 +130,7 @@ async def hold_pending(
                     run_at=run_at,
                     terms=terms,
                     limits=window,
+                    instructions=instructions.value,
                 ),
             )
         except payments.PayoutRefused as refused:

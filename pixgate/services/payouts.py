@@ -92,7 +92,6 @@ def _payment_order(row: Transaction, now: datetime) -> PaymentOrder:
         key_type=row.pix_key_type,
         document=details.get("document"),
         check_document=bool(details.get("checkPixKeyWithDocument")),
-        scenario=details.get("scenario"),
         at=now,
     )
 

@@ -30,20 +30,19 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from typing import Any, Literal
 
+from pixgate.db import provider_instructions
 from pixgate.db import refunds as rows
 from pixgate.db.pool import Connection
 from pixgate.db.transactions import Transaction
-from pixgate.domain import scenarios
 from pixgate.domain.errors import (
     DevolucaoDeadlineExceeded,
     DevolucaoInsufficientBalance,
     InsufficientBalance,
     NotFound,
-    ProviderUnavailable,
     RefundDeadlineExceeded,
     RefundIdReused,
     ValidationFailed,
@@ -51,7 +50,13 @@ from pixgate.domain.errors import (
 from pixgate.domain.ids import new_end_to_end_id
 from pixgate.domain.money import InvalidAmount, amount_cents
 from pixgate.domain.refunds import REQUESTABLE, Natureza, RefundKind
-from pixgate.provider.base import PaymentResult, ReturnOrder, SettlingBank
+from pixgate.provider.base import (
+    NO_INSTRUCTIONS,
+    Instructions,
+    PaymentResult,
+    ReturnOrder,
+    SettlingBank,
+)
 from pixgate.runtime import Runtime
 from pixgate.services import external_ids
 
@@ -96,18 +101,23 @@ async def refund_in(
     original: uuid.UUID,
     order: RefundOrder,
     *,
-    scenario: str | None = None,
+    instructions: Instructions = NO_INSTRUCTIONS,
 ) -> Refund:
     """POST /api/pix/refund-in/{id}: the original named by its transactionId. A reused
-    externalId answers PIX_DUPLICATE_EXTERNAL_ID, as cash-out does."""
+    externalId answers PIX_DUPLICATE_EXTERNAL_ID, as cash-out does. The provider's
+    synchronous refusal answers once the refund would otherwise be accepted: raised in its
+    transaction, which then writes nothing (a refund of an unknown PIX, or one its own rules
+    refuse, answers that instead)."""
     async with rt.db.begin() as conn:
         found = await rows.original_by_transaction_id(conn, account_id, original)
         if found is None:
             raise NotFound(f"transaction {original} not found")
-        created = await _create(rt, conn, account_id, found, order, RefundKind.REFUND_IN, scenario)
+        created = await _create(
+            rt, conn, account_id, found, order, RefundKind.REFUND_IN, instructions
+        )
         if created is None:
             raise await external_ids.duplicate(conn, account_id, order.external_id)
-        _refuse_synchronous_scenario(scenario, InsufficientBalance)
+        rt.provider.refuse_return(instructions)
     return created
 
 
@@ -117,14 +127,14 @@ async def devolucao(
     end_to_end_id: str,
     order: RefundOrder,
     *,
-    scenario: str | None = None,
+    instructions: Instructions = NO_INSTRUCTIONS,
 ) -> Devolucao:
     """PUT /pix/{e2eid}/devolucao/{id} (`order.external_id` is the `id`).
 
     A repeat of the same e2eid and id with the same valor, natureza and descricao answers
     the refund it made and creates nothing; with anything else, RefundIdReused (the Central
     Bank's PixDevolucaoInvalida: an id already used). A closed window and a short balance
-    answer 422 in this family.
+    answer 422 in this family, the provider's refusal of a short balance included.
     """
     if order.natureza not in REQUESTABLE:
         raise ValidationFailed([f"natureza: {order.natureza} cannot be requested"])
@@ -134,12 +144,12 @@ async def devolucao(
             if found is None:
                 raise NotFound(f"no PIX received with end-to-end id {end_to_end_id}")
             created = await _create(
-                rt, conn, account_id, found, order, RefundKind.DEVOLUCAO, scenario
+                rt, conn, account_id, found, order, RefundKind.DEVOLUCAO, instructions
             )
             if created is None:
                 existing = await rows.by_external_id(conn, account_id, order.external_id)
                 return Devolucao(_replayed(existing, end_to_end_id, order), replayed=True)
-            _refuse_synchronous_scenario(scenario, DevolucaoInsufficientBalance)
+            rt.provider.refuse_return(instructions)
     except RefundDeadlineExceeded as exc:
         raise DevolucaoDeadlineExceeded(exc.message, details=exc.details) from None
     except InsufficientBalance as exc:
@@ -209,7 +219,7 @@ async def return_for_med(
         natureza=Natureza(nature),
     )
     refund = await _create(
-        rt, conn, account_id, found, order, RefundKind.MED, None, window_days=None
+        rt, conn, account_id, found, order, RefundKind.MED, NO_INSTRUCTIONS, window_days=None
     )
     if refund is None:
         raise RuntimeError("a fresh random externalId was already taken")
@@ -223,13 +233,14 @@ async def _create(
     original: rows.Original,
     order: RefundOrder,
     kind: RefundKind,
-    scenario: str | None,
+    instructions: Instructions,
     *,
     window_days: int | Literal["setting"] | None = "setting",
 ) -> Refund | None:
+    """The PENDING refund, held and queued, with the request's provider instructions kept
+    for its settlement; None when its externalId is taken (nothing written)."""
     now = rt.clock.now()
-    delay_ms = scenarios.settlement_delay_ms(scenario, rt.settings.settlement_delay_ms)
-    return await rows.create(
+    created = await rows.create(
         conn,
         rows.NewRefund(
             account_id=account_id,
@@ -241,16 +252,18 @@ async def _create(
             description=order.description,
             natureza=order.natureza,
             created_at=now,
-            run_at=now + timedelta(milliseconds=delay_ms),
+            run_at=now + rt.provider.settlement_delay(instructions),
             window_days=rt.settings.refund_window_days if window_days == "setting" else window_days,
             timezone=rt.settings.timezone,
             details={
-                "scenario": scenario,
                 "providerTransactionId": str(uuid.uuid4()),
                 "originalEndToEndId": original.end_to_end_id,
             },
         ),
     )
+    if created is not None:
+        await provider_instructions.keep(conn, created.id, instructions.value)
+    return created
 
 
 def _replayed(existing: Refund | None, end_to_end_id: str, order: RefundOrder) -> Refund:
@@ -271,19 +284,6 @@ def _replayed(existing: Refund | None, end_to_end_id: str, order: RefundOrder) -
     return existing
 
 
-def _refuse_synchronous_scenario(scenario: str | None, short: type[InsufficientBalance]) -> None:
-    """The synchronous sandbox scenarios answer as the settling bank would, once the refund
-    would otherwise be accepted: raised in its transaction, which then writes nothing. A
-    refund of an unknown PIX, or one its own rules refuse, answers that instead. A refund
-    has no PIX key."""
-    if scenario == "INSUFFICIENT_FUNDS":
-        raise short("available balance is less than the refund (sandbox)")
-    if scenario == "PROVIDER_UNAVAILABLE":
-        raise ProviderUnavailable("the settling bank could not be reached (sandbox)")
-    if scenario == "INVALID_PIX_KEY":
-        raise ValidationFailed(["X-Sandbox-Scenario: INVALID_PIX_KEY does not apply to a refund"])
-
-
 # --- settlement ---------------------------------------------------------------------------
 
 
@@ -296,7 +296,6 @@ def return_order(row: Transaction, now: datetime) -> ReturnOrder:
         original_end_to_end_id=details.get("originalEndToEndId") or "",
         return_id=row.end_to_end_id or "",
         natureza=details.get("natureza") or Natureza.ORIGINAL,
-        scenario=details.get("scenario"),
         at=now,
     )
 

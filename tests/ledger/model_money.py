@@ -36,6 +36,7 @@ from pixgate.domain.ids import new_txid
 from pixgate.domain.labels import TransactionStatus
 from pixgate.domain.pix_keys import KeyType
 from pixgate.domain.scenarios import SETTLEMENT_ERRORS
+from pixgate.provider.base import Instructions
 from pixgate.services import (
     cash_in,
     cash_out,
@@ -224,7 +225,7 @@ class MoneyRules(LedgerModel):
             name="Fulano",
             document=CPF,
         )
-        sending = cash_out.create(self.rt, account.id, order, scenario=scenario)
+        sending = cash_out.create(self.rt, account.id, order, instructions=Instructions(scenario))
         refusal = self.payout_refusal(who, amount, scenario)
         if duplicate and amount >= 1 and scenario not in SYNCHRONOUS:
             refusal = DuplicateExternalId
@@ -268,7 +269,9 @@ class MoneyRules(LedgerModel):
         order = cash_out_qrcode.QrCashOutOrder(
             value=cents(max(amount, 0)), qr_code=code, external_id=uuid.uuid4().hex
         )
-        paying = cash_out_qrcode.create(self.rt, payer.id, order, scenario=scenario)
+        paying = cash_out_qrcode.create(
+            self.rt, payer.id, order, instructions=Instructions(scenario)
+        )
         if code_of == "charge":
             assert charge is not None
             self._pay_charge(who, charge, amount, scenario, paying)
@@ -376,7 +379,11 @@ class MoneyRules(LedgerModel):
         )
         idempotency_key = uuid.uuid4()
         sending = dict_transfer.create(
-            self.rt, account.id, order, idempotency_key=idempotency_key, scenario=scenario
+            self.rt,
+            account.id,
+            order,
+            idempotency_key=idempotency_key,
+            instructions=Instructions(scenario),
         )
         fee = self.fee(who, "dict_transfer", amount)
         if key == UNREGISTERED_KEY:

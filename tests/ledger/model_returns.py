@@ -26,6 +26,7 @@ from pixgate.domain.ids import new_end_to_end_id
 from pixgate.domain.labels import TransactionStatus
 from pixgate.domain.med import AnalysisResult, MedReason, MedStatus
 from pixgate.domain.scenarios import SETTLEMENT_ERRORS
+from pixgate.provider.base import Instructions
 from pixgate.services import (
     med,
     refunds,
@@ -80,12 +81,12 @@ class ReturnRules(LedgerModel):
             )
             if devolucao:
                 made = await refunds.devolucao(
-                    rt, account.id, pix.end_to_end_id, checked, scenario=scenario
+                    rt, account.id, pix.end_to_end_id, checked, instructions=Instructions(scenario)
                 )
                 assert not made.replayed
                 return made.refund
             return await refunds.refund_in(
-                rt, account.id, pix.transaction_id, checked, scenario=scenario
+                rt, account.id, pix.transaction_id, checked, instructions=Instructions(scenario)
             )
 
         short = DevolucaoInsufficientBalance if devolucao else InsufficientBalance

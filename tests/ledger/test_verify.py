@@ -13,6 +13,7 @@ import pytest
 
 from pixgate.db.pool import Connection
 from pixgate.ledger import verify
+from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import cash_out, charges, payouts
 from tests.helpers import make_account
@@ -28,7 +29,9 @@ async def healthy(rt: Runtime) -> int:
     voided, a PIX received. Its id."""
     account_id = (await make_account(rt, balance="100.00")).account_id
     for value, scenario in (("10.00", None), ("7.00", "ORDER_REJECTED")):
-        made = await cash_out.create(rt, account_id, order(value), scenario=scenario)
+        made = await cash_out.create(
+            rt, account_id, order(value), instructions=Instructions(scenario)
+        )
         async with rt.db.connection() as conn:
             row_id = await conn.fetchval(
                 "SELECT id FROM transactions WHERE transaction_id = $1", made.transaction_id

@@ -22,6 +22,7 @@ from pixgate.domain.errors import (
 )
 from pixgate.domain.pix_keys import KeyType
 from pixgate.ledger import verify
+from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import accounts, cash_out
 from tests.helpers import footprint, make_account
@@ -145,7 +146,7 @@ class TestRefusals:
         account_id = await funded(rt)
         before = await footprint(rt)
         with pytest.raises(PixgateError) as refused:
-            await cash_out.create(rt, account_id, order(), scenario=scenario)
+            await cash_out.create(rt, account_id, order(), instructions=Instructions(scenario))
         assert refused.value.code == code
         assert await footprint(rt) == before
 

@@ -12,6 +12,7 @@ import pytest
 
 from pixgate.domain import scenarios
 from pixgate.ledger import verify
+from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import cash_out, charges, payouts
 from tests.helpers import footprint
@@ -28,7 +29,9 @@ async def held(rt: Runtime, scenario: str | None = None) -> tuple[int, Any]:
     """An account (100.00, fee 0.50 + 1%) with a 10.00 cash-out held: (account id, its row)."""
     rt.clock = FixedClock(datetime(2026, 11, 20, 12, 0, tzinfo=ZoneInfo("America/Sao_Paulo")))
     account_id = await funded(rt, fees=FEE)
-    made = await cash_out.create(rt, account_id, order("10.00"), scenario=scenario)
+    made = await cash_out.create(
+        rt, account_id, order("10.00"), instructions=Instructions(scenario)
+    )
     return account_id, await stored(rt, str(made.transaction_id))
 
 

@@ -15,6 +15,7 @@ from pixgate.domain.errors import RefundAmountExceeded
 from pixgate.domain.med import AnalysisResult, MedCase, MedReason
 from pixgate.domain.refunds import Natureza
 from pixgate.ledger import verify
+from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import med, payouts, refunds
 from tests.api.test_cash_in import create_charge
@@ -70,7 +71,7 @@ async def test_failed_refund_holds_then_voids(rt: Runtime, client: httpx.AsyncCl
         account_id,
         original,
         refunds.RefundOrder(amount=2500, external_id="svc2"),
-        scenario="SETTLEMENT_TIMEOUT",
+        instructions=Instructions("SETTLEMENT_TIMEOUT"),
     )
     await drain(rt)
     assert await memos(rt, refund.transaction_id) == [
@@ -97,7 +98,7 @@ async def test_a_voided_refund_gives_back_no_limit_usage(
         account.account_id,
         uuid.UUID(pix["transactionId"]),
         refunds.RefundOrder(amount=5000, external_id="svc3"),
-        scenario="ORDER_REJECTED",
+        instructions=Instructions("ORDER_REJECTED"),
     )
     await drain(rt)
     async with rt.db.connection() as conn:
@@ -278,7 +279,7 @@ class TestPaidByOurAccount:
             pix.receiver_id,
             uuid.UUID(pix.transaction_id),
             refunds.RefundOrder(amount=1500, external_id="casa2"),
-            scenario="ORDER_REJECTED",
+            instructions=Instructions("ORDER_REJECTED"),
         )
         await drain(rt)
         assert await balance(rt, pix.receiver_id) == (2500, 0)

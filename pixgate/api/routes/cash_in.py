@@ -8,7 +8,7 @@ import io
 import segno
 from fastapi import APIRouter
 
-from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
+from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.api.errors import EnvelopeRoute, openapi_responses
 from pixgate.api.schemas.cash_in import CashInRequest, CashInResponse
 from pixgate.api.schemas.common import iso
@@ -44,7 +44,7 @@ def qr_code_image(pix_code: str) -> str:
     ),
 )
 async def create_cash_in(
-    body: CashInRequest, rt: RuntimeDep, who: CurrentAccount, scenario: SandboxScenario
+    body: CashInRequest, rt: RuntimeDep, who: CurrentAccount, instructions: ProviderInstructions
 ) -> CashInResponse:
     tx = body.transaction
     created = await cash_in.create(
@@ -71,7 +71,7 @@ async def create_cash_in(
                 for s in body.splits
             ],
         ),
-        scenario=scenario,
+        instructions=instructions,
     )
     return CashInResponse(
         transaction_id=str(created.transaction_id),

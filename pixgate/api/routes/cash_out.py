@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
+from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.api.errors import EnvelopeRoute, openapi_responses
 from pixgate.api.schemas.cash_out import CashOutRequest, CashOutResponse
 from pixgate.domain import errors
@@ -33,7 +33,7 @@ router = APIRouter(route_class=EnvelopeRoute, tags=["cash-out"])
     ),
 )
 async def create_cash_out(
-    body: CashOutRequest, rt: RuntimeDep, who: CurrentAccount, scenario: SandboxScenario
+    body: CashOutRequest, rt: RuntimeDep, who: CurrentAccount, instructions: ProviderInstructions
 ) -> CashOutResponse:
     created = await cash_out.create(
         rt,
@@ -48,6 +48,6 @@ async def create_cash_out(
             document=body.details.document,
             check_document=body.details.checkPixKeyWithDocument,
         ),
-        scenario=scenario,
+        instructions=instructions,
     )
     return CashOutResponse.of(created)

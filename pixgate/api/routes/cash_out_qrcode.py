@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
+from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.cash_out_qrcode import QrCashOutRequest, QrCashOutResponse
 from pixgate.api.schemas.errors import ApiError
@@ -31,7 +31,7 @@ router = APIRouter(route_class=PixgateRoute, tags=["cash-out"])
     },
 )
 async def create_qr_cash_out(
-    body: QrCashOutRequest, rt: RuntimeDep, who: CurrentAccount, scenario: SandboxScenario
+    body: QrCashOutRequest, rt: RuntimeDep, who: CurrentAccount, instructions: ProviderInstructions
 ) -> QrCashOutResponse:
     created = await cash_out_qrcode.create(
         rt,
@@ -44,6 +44,6 @@ async def create_qr_cash_out(
             name=body.name,
             document=body.document,
         ),
-        scenario=scenario,
+        instructions=instructions,
     )
     return QrCashOutResponse.of(created)

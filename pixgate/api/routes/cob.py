@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
+from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.api.errors import CentralBankRoute
 from pixgate.api.schemas.cob import CobPatch, CobRequest, CobResponse
 from pixgate.api.schemas.errors import SimpleError
@@ -37,9 +37,9 @@ async def create_cob(
     body: CobRequest,
     rt: RuntimeDep,
     who: CurrentAccount,
-    scenario: SandboxScenario,
+    instructions: ProviderInstructions,
 ) -> CobResponse:
-    created = await cob.create(rt, who.account_id, txid, _input(body), scenario=scenario)
+    created = await cob.create(rt, who.account_id, txid, _input(body), instructions=instructions)
     return CobResponse.of(created)
 
 

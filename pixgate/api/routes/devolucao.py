@@ -11,7 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Response
 
-from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
+from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.api.errors import CentralBankRoute, Family, openapi_responses
 from pixgate.api.schemas.common import iso
 from pixgate.api.schemas.refunds import DevolucaoRequest, DevolucaoResponse, Horario
@@ -66,7 +66,7 @@ async def request_devolucao(
     response: Response,
     rt: RuntimeDep,
     who: CurrentAccount,
-    scenario: SandboxScenario,
+    instructions: ProviderInstructions,
 ) -> DevolucaoResponse:
     order = refunds.RefundOrder(
         amount=refunds.amount_of(body.valor, "valor"),
@@ -74,7 +74,7 @@ async def request_devolucao(
         description=body.descricao,
         natureza=Natureza(body.natureza),
     )
-    made = await refunds.devolucao(rt, who.account_id, e2eid, order, scenario=scenario)
+    made = await refunds.devolucao(rt, who.account_id, e2eid, order, instructions=instructions)
     if made.replayed:
         response.headers["Idempotent-Replayed"] = "true"
     return shape(made.refund)

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header
 
-from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
+from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.api.errors import CentralBankRoute, Family, openapi_responses
 from pixgate.api.responses import JSONResponse, exact
 from pixgate.api.schemas.dict_transfer import (
@@ -77,7 +77,7 @@ async def create_transfer(
     rt: RuntimeDep,
     who: CurrentAccount,
     key: Annotated[uuid.UUID, Depends(idempotency_key)],
-    scenario: SandboxScenario,
+    instructions: ProviderInstructions,
 ) -> JSONResponse:
     order = dict_transfer.TransferOrder(
         pix_key=body.pixKey,
@@ -90,7 +90,7 @@ async def create_transfer(
         ispb_deny=tuple(body.ispbDeny) if body.ispbDeny is not None else None,
     )
     transfer = await dict_transfer.create(
-        rt, who.account_id, order, idempotency_key=key, scenario=scenario
+        rt, who.account_id, order, idempotency_key=key, instructions=instructions
     )
     answer = exact(DictTransferResponse.of(transfer), status_code=201)
     if transfer.replayed:

@@ -11,7 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from pixgate.api.deps import CurrentAccount, RuntimeDep, SandboxScenario
+from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.api.errors import Family, openapi_responses
 from pixgate.api.responses import JSONResponse, exact
 from pixgate.api.routing import PixgateRoute
@@ -47,14 +47,14 @@ async def refund_in(
     body: RefundInRequest,
     rt: RuntimeDep,
     who: CurrentAccount,
-    scenario: SandboxScenario,
+    instructions: ProviderInstructions,
 ) -> JSONResponse:
     order = refunds.RefundOrder(
         amount=refunds.amount_of(body.refundValue, "refundValue"),
         external_id=body.externalId or refunds.new_external_id(),
         description=body.reason,
     )
-    refund = await refunds.refund_in(rt, who.account_id, original, order, scenario=scenario)
+    refund = await refunds.refund_in(rt, who.account_id, original, order, instructions=instructions)
     assert refund.external_id is not None and refund.provider_transaction_id is not None
     answer = RefundInResponse(
         transaction_id=str(refund.transaction_id),

@@ -32,14 +32,15 @@ $$;
 
 -- A cash-out: its PENDING row, settlement job, hold and limit check, or a refusal that
 -- writes nothing. A refused payout reports its limits before its balance. No row when the
--- externalId was already used (the caller explains).
+-- externalId was already used (the caller explains). p_instructions, opaque here, is what
+-- the request told the provider, kept for it until settlement (NULL: nothing).
 CREATE FUNCTION hold_payout(
     p_account_id bigint, p_kind text, p_external_id text, p_amount bigint,
     p_fee bigint, p_pix_key text, p_pix_key_type text, p_description text,
     p_details jsonb, p_created_at timestamptz, p_job_kind text, p_run_at timestamptz,
     p_max_attempts int, p_fees jsonb, p_limits bigint[], p_transaction_limit bigint,
     p_daily_limit bigint, p_night_limit bigint, p_day_start timestamptz,
-    p_night_start timestamptz
+    p_night_start timestamptz, p_instructions text
 ) RETURNS TABLE (id bigint, transaction_id uuid, created_at timestamptz)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
@@ -60,6 +61,9 @@ BEGIN
     INTO v_id, v_transaction_id, v_created_at;
     IF v_id IS NULL THEN
         RETURN;
+    END IF;
+    IF p_instructions IS NOT NULL THEN
+        INSERT INTO provider_instructions (transaction_id, value) VALUES (v_id, p_instructions);
     END IF;
 
     PERFORM job_enqueue(p_job_kind, jsonb_build_object('transaction_id', v_id), p_run_at,
@@ -147,7 +151,7 @@ CREATE FUNCTION hold_payouts(
     p_details jsonb[], p_created_at timestamptz[], p_job_kind text[],
     p_run_at timestamptz[], p_max_attempts int[], p_fees jsonb[], p_limits bigint[],
     p_transaction_limit bigint[], p_daily_limit bigint[], p_night_limit bigint[],
-    p_day_start timestamptz[], p_night_start timestamptz[]
+    p_day_start timestamptz[], p_night_start timestamptz[], p_instructions text[]
 ) RETURNS TABLE (ord int, id bigint, transaction_id uuid, created_at timestamptz,
                  err_state text, err_message text, err_detail text)
 LANGUAGE plpgsql AS $$
@@ -167,7 +171,7 @@ BEGIN
                 p_created_at[i], p_job_kind[i], p_run_at[i], p_max_attempts[i], p_fees[i],
                 ARRAY[p_limits[i][1], p_limits[i][2], p_limits[i][3]],
                 p_transaction_limit[i], p_daily_limit[i], p_night_limit[i],
-                p_day_start[i], p_night_start[i]) h;
+                p_day_start[i], p_night_start[i], p_instructions[i]) h;
         EXCEPTION WHEN OTHERS THEN
             GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE,
                                     err_message = MESSAGE_TEXT,
