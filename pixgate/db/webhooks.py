@@ -73,10 +73,10 @@ async def record_event(
     transaction_id: int | None,
     extra: dict[str, Any],
 ) -> int:
-    """One statement (the `record_event()` function, `sql/030_events.sql`): the event (transaction
-    and parent rows frozen in `data`), one delivery per active endpoint of that type, one
-    `webhook.deliver` job per delivery; the workers are woken when the caller's transaction
-    commits, if there is a delivery."""
+    """One statement (the `record_event()` function, `sql/030_events.sql`): the event (the
+    facts of the transaction and of its parent in `data`), one delivery per active endpoint
+    of that type, one `webhook.deliver` job per delivery; the workers are woken when the
+    caller's transaction commits, if there is a delivery."""
     row = await conn.fetchrow(
         "SELECT id, jobs FROM record_event($1, $2, $3, $4, $5, $6)",
         account_id,

@@ -1,10 +1,11 @@
 """The event outbox: an event is written in the transaction of the state change it reports.
 
-`data` freezes the transaction row (and, for refunds, its parent) as it is at that moment,
-so a later redelivery carries the same facts; the webhook payloads (v1/v2) are rendered
-from it. In the same statement each active webhook URL of that event type gets a delivery
-row and a `webhook.deliver` job, so a committed state change can never lose its webhook
-and a rolled-back one never sends any.
+`data` freezes the facts of the transaction (and, for refunds, of the payment it returns)
+as they are at that moment, under names of their own (`domain/event_facts.py`), so a later
+redelivery carries the same facts; the webhook payloads (v1/v2) are rendered from them.
+In the same statement each active webhook URL of that event type gets a delivery row and a
+`webhook.deliver` job, so a committed state change can never lose its webhook and a
+rolled-back one never sends any.
 
 Producers: `extra={"metadata": {...}}` lands in the v1 payload's `metadata`; MED events
 pass `extra={"med": <the 2.11 MED object>}`; `extra={"txId": ...}` fills v2's txId.

@@ -3,6 +3,7 @@ event list, and the payloads POSTed to receivers for the OpenAPI document."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -10,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.api.schemas.common import ApiModel
 from pixgate.api.schemas.transactions import PageMetadata
+from pixgate.domain import event_facts as facts
 from pixgate.domain import webhook_payloads as payloads
 from pixgate.domain import webhooks as rules
 from pixgate.domain.masking import HIDDEN_HEADER_VALUE
@@ -241,142 +243,122 @@ class V2Refund(BaseModel):
 
 # --- examples, rendered by the code that renders real payloads ----------------------------
 
-_AT = "2026-11-22T14:03:07.412000+00:00"
-_PAYER = {
-    "name": "Maria Souza",
-    "document": "12345678909",
-    "bank": {
-        "bankISPB": "60701190",
-        "bankName": "ITAU UNIBANCO S.A.",
-        "bankCode": "341",
-        "accountBranch": "0001",
-        "accountNumber": "123456",
-    },
+_AT = datetime(2026, 11, 22, 14, 3, 7, 412000, tzinfo=UTC)
+_PAYER = facts.CounterpartFacts(
+    name="Maria Souza",
+    document="12345678909",
+    ispb="60701190",
+    bank_name="ITAU UNIBANCO S.A.",
+    bank_code="341",
+    branch="0001",
+    account_number="123456",
+)
+_CASH_OUT = facts.PaymentFacts(
+    id=1042,
+    transaction_id="7d1f3c1e-5f0b-4c52-9a57-0c6f0f8c2a11",
+    operation="WITHDRAW",
+    status="CONFIRMED",
+    amount=12345,
+    fee=50,
+    external_id="order-981",
+    end_to_end_id="E12345678202611221403AbCdEf12345",
+    idempotency_key="5b8f0a54-2f7e-4a8e-9d2c-1f1f7c3a9b10",
+    pix_key="maria@example.com",
+    description="Pedido 981",
+    counterpart=_PAYER,
+    processed_at=_AT,
+)
+_CASH_IN = facts.PaymentFacts(
+    id=1043,
+    transaction_id="a3c5e7f9-1b2d-4f6a-8c0e-2d4f6a8c0e13",
+    operation="PAYMENT",
+    status="CONFIRMED",
+    amount=5000,
+    external_id="invoice-77",
+    end_to_end_id="E60701190202611221403XyZ98765432",
+    description="Fatura 77",
+    txid="7f3k2p9q8r1s4t6u5v0w3x2y1z",
+    counterpart=_PAYER,
+    processed_at=_AT,
+)
+_REFUND_IN = replace(
+    _CASH_IN,
+    id=1044,
+    transaction_id="c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+    operation="REFUND_IN",
+    external_id="refund-77-1",
+    amount=2000,
+    end_to_end_id="D12345678202611221410Rf00000001",
+    description="Devolucao parcial",
+    txid=None,
+)
+_REFUND_OUT = replace(
+    _CASH_OUT,
+    id=1045,
+    transaction_id="e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+    operation="REFUND_OUT",
+    amount=1000,
+    fee=0,
+    end_to_end_id="D60701190202611221420Rt00000002",
+    description="Devolucao",
+)
+_SAMPLES: dict[str, tuple[facts.PaymentFacts, facts.PaymentFacts | None]] = {
+    "cash_out": (_CASH_OUT, None),
+    "cash_in": (_CASH_IN, None),
+    "refund_in": (_REFUND_IN, _CASH_IN),
+    "refund_out": (_REFUND_OUT, _CASH_OUT),
 }
-_BASE = {
-    "account_id": 1,
-    "status": "CONFIRMED",
-    "fee": 50,
-    "pix_key_type": None,
-    "details": {},
-    "error_code": None,
-    "error_message": None,
-    "parent_id": None,
-    "created_at": "2026-11-22T14:03:05.100000+00:00",
-    "processed_at": _AT,
-}
-SAMPLE_TRANSACTIONS: dict[str, dict[str, Any]] = {
-    "cash_out": {
-        **_BASE,
-        "id": 1042,
-        "transaction_id": "7d1f3c1e-5f0b-4c52-9a57-0c6f0f8c2a11",
-        "operation": "WITHDRAW",
-        "kind": "dict_transfer",
-        "external_id": "order-981",
-        "idempotency_key": "5b8f0a54-2f7e-4a8e-9d2c-1f1f7c3a9b10",
-        "amount": 12345,
-        "end_to_end_id": "E12345678202611221403AbCdEf12345",
-        "pix_key": "maria@example.com",
-        "description": "Pedido 981",
-        "counterpart": _PAYER,
-    },
-    "cash_in": {
-        **_BASE,
-        "id": 1043,
-        "transaction_id": "a3c5e7f9-1b2d-4f6a-8c0e-2d4f6a8c0e13",
-        "operation": "PAYMENT",
-        "kind": "cash_in",
-        "external_id": "invoice-77",
-        "idempotency_key": None,
-        "amount": 5000,
-        "fee": 0,
-        "end_to_end_id": "E60701190202611221403XyZ98765432",
-        "pix_key": None,
-        "description": "Fatura 77",
-        "details": {"txid": "7f3k2p9q8r1s4t6u5v0w3x2y1z"},
-        "counterpart": _PAYER,
-    },
-}
-SAMPLE_TRANSACTIONS["refund_in"] = {
-    **SAMPLE_TRANSACTIONS["cash_in"],
-    "id": 1044,
-    "transaction_id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
-    "operation": "REFUND_IN",
-    "kind": "refund_in",
-    "external_id": "refund-77-1",
-    "amount": 2000,
-    "fee": 0,
-    "end_to_end_id": "D12345678202611221410Rf00000001",
-    "description": "Devolucao parcial",
-    "parent_id": 1043,
-    "details": {},
-}
+"""Each event type's payment and, for a refund, the payment it returns; MED events report
+a cash-in."""
 
 
-def sample_event(event_type: str, *, status: str = "CONFIRMED") -> payloads.EventFacts:
+def _med_case(event_type: str) -> dict[str, Any]:
+    return {
+        "id": 31,
+        "endToEnd": _CASH_IN.end_to_end_id,
+        "status": "ANALYZED" if event_type != "med_created" else "RECEIVED",
+        "reason": "REFUND_REQUEST",
+        "cause": "SOCIAL_ENGINEERING",
+        "description": "Pagamento feito sob ameaça",
+        "analysisResult": {"med_accepted": "APPROVED", "med_rejected": "REJECTED"}.get(event_type),
+        "analysisDetails": None,
+        "requestingBank": {"ispb": "60701190", "name": "Banco Pagador"},
+        "contestedBank": {"ispb": "12345678", "name": "pixgate"},
+        "originalTransaction": {
+            "amount": 150.0,
+            "type": "PIX",
+            "transactionType": "CASH_IN",
+            "name": "Maria Souza",
+            "document": "***.982.247-**",
+            "dateTime": "2026-11-22T13:58:41Z",
+        },
+        "isReconciled": True,
+        "originalTransactionId": _CASH_IN.id,
+        "blockedAmount": 150.0,
+        "createdAt": "2026-11-22T14:03:07Z",
+        "updatedAt": "2026-11-22T14:03:07Z",
+    }
+
+
+def sample_event(event_type: str, *, status: str = "CONFIRMED") -> facts.EventFacts:
     """A realistic event of each type, for the OpenAPI examples and docs/webhooks.md."""
-    source = {
-        "refund_out": "cash_out",
-        "med_created": "cash_in",
-        "med_accepted": "cash_in",
-        "med_rejected": "cash_in",
-    }.get(event_type, event_type)
-    row = dict(SAMPLE_TRANSACTIONS.get(source, SAMPLE_TRANSACTIONS["cash_in"]))
-    data: dict[str, Any] = {"transaction": row, "parent": None, "extra": {}}
-    if event_type == "refund_in":
-        data["parent"] = SAMPLE_TRANSACTIONS["cash_in"]
-    if event_type == "refund_out":
-        data["parent"] = row
-        data["transaction"] = {
-            **row,
-            "id": 1045,
-            "operation": "REFUND_OUT",
-            "amount": 1000,
-            "fee": 0,
-            "parent_id": row["id"],
-            "end_to_end_id": "D60701190202611221420Rt00000002",
-            "transaction_id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
-            "description": "Devolucao",
-        }
-    if event_type.startswith("med_"):
-        data["extra"] = {
-            "med": {
-                "id": 31,
-                "endToEnd": row["end_to_end_id"],
-                "status": "ANALYZED" if event_type != "med_created" else "RECEIVED",
-                "reason": "REFUND_REQUEST",
-                "cause": "SOCIAL_ENGINEERING",
-                "description": "Pagamento feito sob ameaça",
-                "analysisResult": {"med_accepted": "APPROVED", "med_rejected": "REJECTED"}.get(
-                    event_type
-                ),
-                "analysisDetails": None,
-                "requestingBank": {"ispb": "60701190", "name": "Banco Pagador"},
-                "contestedBank": {"ispb": "12345678", "name": "pixgate"},
-                "originalTransaction": {
-                    "amount": 150.0,
-                    "type": "PIX",
-                    "transactionType": "CASH_IN",
-                    "name": "Maria Souza",
-                    "document": "***.982.247-**",
-                    "dateTime": "2026-11-22T13:58:41Z",
-                },
-                "isReconciled": True,
-                "originalTransactionId": row["id"],
-                "blockedAmount": 150.0,
-                "createdAt": "2026-11-22T14:03:07Z",
-                "updatedAt": "2026-11-22T14:03:07Z",
-            }
-        }
+    payment, original = _SAMPLES.get(event_type, (_CASH_IN, None))
     if status == "ERROR":
-        data["transaction"] = {
-            **data["transaction"],
-            "status": "ERROR",
-            "error_code": "ORDER_REJECTED",
-            "error_message": "destination bank rejected the payment",
-            "end_to_end_id": None,
-        }
-    return payloads.EventFacts(7310, event_type, datetime(2026, 11, 22, 14, 3, 7, tzinfo=UTC), data)
+        payment = replace(
+            payment,
+            status="ERROR",
+            error_code="ORDER_REJECTED",
+            error_message="destination bank rejected the payment",
+            end_to_end_id=None,
+        )
+    return facts.EventFacts(
+        id=7310,
+        type=event_type,
+        created_at=datetime(2026, 11, 22, 14, 3, 7, tzinfo=UTC),
+        payment=payment,
+        original=original,
+        med=_med_case(event_type) if event_type.startswith("med_") else None,
+    )
 
 
 def example(event_type: str, version: str, *, status: str = "CONFIRMED") -> dict[str, Any]:

@@ -3,12 +3,41 @@
 -- functions record events through it; the delivery's message id (Standard Webhooks'
 -- `webhook-id`, stable across retries) is made here and only here.
 
-DROP FUNCTION IF EXISTS webhook_message_id, record_event;
+DROP FUNCTION IF EXISTS webhook_message_id, event_payment_fact, record_event;
 
 -- `webhook-id`: stable per event and destination, so retries and resends share it.
 CREATE FUNCTION webhook_message_id(p_event_id uuid, p_destination text) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT 'msg_' || replace(p_event_id::text, '-', '') || '_' || p_destination
+$$;
+
+-- What an event tells about a payment, under names of its own (the keys
+-- `pixgate/domain/event_facts.py` reads), so renaming a column changes no stored event and
+-- no payload. NULL for no row (the LEFT JOINs of `record_event`).
+CREATE FUNCTION event_payment_fact(t transactions) RETURNS jsonb
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    IF t.id IS NULL THEN
+        RETURN NULL;
+    END IF;
+    RETURN jsonb_build_object(
+        'id', t.id, 'transactionId', t.transaction_id, 'operation', t.operation,
+        'status', t.status, 'amountCents', t.amount, 'feeCents', t.fee,
+        'externalId', t.external_id, 'endToEndId', t.end_to_end_id,
+        'idempotencyKey', t.idempotency_key, 'pixKey', t.pix_key,
+        'description', t.description, 'txid', t.details -> 'txid',
+        'providerTransactionId', t.details -> 'providerTransactionId',
+        'errorCode', t.error_code, 'errorMessage', t.error_message,
+        'processedAt', t.processed_at,
+        'counterpart', jsonb_build_object(
+            'name', t.counterpart -> 'name',
+            'document', t.counterpart -> 'document',
+            'ispb', t.counterpart -> 'bank' -> 'bankISPB',
+            'bankName', t.counterpart -> 'bank' -> 'bankName',
+            'bankCode', t.counterpart -> 'bank' -> 'bankCode',
+            'branch', t.counterpart -> 'bank' -> 'accountBranch',
+            'accountNumber', t.counterpart -> 'bank' -> 'accountNumber'));
+END
 $$;
 
 CREATE FUNCTION record_event(
@@ -24,8 +53,8 @@ BEGIN
     WITH ev AS (
         INSERT INTO events (account_id, type, transaction_id, data)
         SELECT p_account_id, p_type, p_transaction_id, jsonb_build_object(
-                   'transaction', to_jsonb(t), 'parent', to_jsonb(p),
-                   'extra', p_extra)
+                   'version', 1, 'payment', event_payment_fact(t),
+                   'original', event_payment_fact(p), 'extra', p_extra)
         FROM (SELECT 1) AS one
         LEFT JOIN transactions t ON t.id = p_transaction_id
                                 AND t.account_id = p_account_id

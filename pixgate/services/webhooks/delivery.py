@@ -18,6 +18,7 @@ import structlog
 
 from pixgate.db import webhooks as rows
 from pixgate.db.pool import Connection
+from pixgate.domain import event_facts
 from pixgate.domain import webhook_payloads as payloads
 from pixgate.domain import webhooks as rules
 from pixgate.domain.money import json_number
@@ -30,7 +31,7 @@ log = structlog.get_logger(__name__)
 
 
 def _body(row: rows.Delivery) -> bytes:
-    event = payloads.EventFacts(row.event_id, row.event_type, row.event_created_at, row.data)
+    event = event_facts.read(row.event_id, row.event_type, row.event_created_at, row.data)
     return orjson.dumps(payloads.render(event, row.version), default=json_number)
 
 
