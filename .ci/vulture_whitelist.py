@@ -7,7 +7,6 @@ Anything else vulture reports is dead: remove it rather than adding it here."""
 from pixgate.db.jobs import JobStatus
 from pixgate.domain.labels import SplitFrequency
 from pixgate.domain.med import MedCause
-from pixgate.provider.base import PaymentOrder, ReturnOrder
 from pixgate.services.webhooks import transport
 
 # Enum members that the database stores and the code reads by value (`JobStatus(row[...])`,
@@ -23,10 +22,6 @@ _ = (
     MedCause.FRAUDULENT_ACCESS,
     MedCause.OTHER_FRAUD,
 )
-
-# The provider interface's key of the payout or return a provider settles: for a provider to
-# keep its own records by, whether or not the sandbox reads it.
-_ = PaymentOrder.transaction_pk, ReturnOrder.transaction_pk
 
 # httpx and httpcore call these overrides of their own interfaces.
 _ = transport._NoCookies.extract_cookies, transport._NoCookies.set_cookie_header
