@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal, cast
 
 import asyncpg
 
-from pixgate.db.batches import read_by_key
+from pixgate.db.batches import MAX_READS, Statement, read_by_key
 from pixgate.db.pool import Connection, Database
 from pixgate.domain.dict_keys import KeyHolder
 
@@ -63,3 +65,39 @@ KEYS = read_by_key("SELECT * FROM sandbox_dict_keys WHERE key = ANY($1::text[])"
 async def get(db: Database, key: str) -> KeyHolder | None:
     """A key's entry, read with the others asked for meanwhile (every settlement asks)."""
     return await db.batcher(KEYS).submit("sandbox_dict_keys", key)
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentView:
+    """What the sandbox SPI reads to settle a payment: the destination key's entry (None:
+    nobody registered it) and the instructions kept with the payout (opaque here)."""
+
+    holder: KeyHolder | None
+    instructions: str | None
+
+
+async def _send_payment_views(
+    conn: Connection, asked: Sequence[tuple[str, int]]
+) -> list[PaymentView]:
+    rows = await conn.fetch(
+        """
+        SELECT i.value AS instructions, k.*
+        FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS a (key, transaction_id, ord)
+        LEFT JOIN sandbox_dict_keys k ON k.key = a.key
+        LEFT JOIN provider_instructions i ON i.transaction_id = a.transaction_id
+        ORDER BY a.ord
+        """,
+        [key for key, _ in asked],
+        [transaction_id for _, transaction_id in asked],
+    )
+    return [PaymentView(None if r["key"] is None else _holder(r), r["instructions"]) for r in rows]
+
+
+PAYMENT_VIEWS = Statement(_send_payment_views, max_items=MAX_READS)
+
+
+async def payment_view(db: Database, key: str, transaction_id: int) -> PaymentView:
+    """A key's entry and a payout's instructions in one read, batched with the others asked
+    for meanwhile: every settlement asks, and one statement for both keeps a settlement's
+    reads where they were before instructions were kept."""
+    return await db.batcher(PAYMENT_VIEWS).submit("sandbox_payment_views", (key, transaction_id))

@@ -15,7 +15,6 @@ without the scenario header).
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from collections.abc import Callable
 from datetime import timedelta
@@ -77,13 +76,10 @@ class SandboxBank:
         )
 
     async def pay(self, order: PaymentOrder) -> PaymentResult:
-        registered, scenario = await asyncio.gather(
-            self.lookup_key(order.pix_key, order.key_type),
-            provider_instructions.get(self.db, order.transaction_pk),
-        )
-        holder = registered or synthetic_holder(order.pix_key, order.key_type, order.document)
+        view = await sandbox_dict.payment_view(self.db, order.pix_key, order.transaction_pk)
+        holder = view.holder or synthetic_holder(order.pix_key, order.key_type, order.document)
         e2e = new_end_to_end_id(self.settings.ispb, order.at)
-        error = _settlement_error(order, holder, scenario)
+        error = _settlement_error(order, holder, view.instructions)
         if error is not None:
             return PaymentResult(
                 status="ERROR",
