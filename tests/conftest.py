@@ -11,6 +11,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from urllib.parse import urlparse
 
 import asyncpg
@@ -38,22 +39,31 @@ def _database_url(name: str) -> str:
     return parsed._replace(path=f"/{name}").geturl()
 
 
+async def _admin(sql: str) -> None:
+    conn = await asyncpg.connect(SERVER_URL)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@contextmanager
+def scratch_database(revision: str = "head") -> Iterator[str]:
+    """A database of its own on the test server, migrated to `revision`, dropped after."""
+    name = f"pixgate_test_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
+    url = _database_url(name)
+    try:
+        migrate.upgrade(url, revision)
+        yield url
+    finally:
+        asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
 @pytest.fixture(scope="session")
 def database_url() -> Iterator[str]:
-    name = f"pixgate_test_{uuid.uuid4().hex[:12]}"
-
-    async def admin(sql: str) -> None:
-        conn = await asyncpg.connect(SERVER_URL)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
-    url = _database_url(name)
-    migrate.upgrade(url)
-    yield url
-    asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    with scratch_database() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,7 +13,7 @@ import asyncpg
 import pytest
 
 from pixgate.db import migrate
-from tests.conftest import SERVER_URL, _database_url
+from tests.conftest import scratch_database
 
 OURS = "87654321"
 """The gateway's ISPB while the migration runs (PIXGATE_ISPB), not the default one."""
@@ -29,25 +28,11 @@ def _bank(ispb: str, number: str) -> dict[str, Any]:
     }
 
 
-async def _admin(sql: str) -> None:
-    conn = await asyncpg.connect(SERVER_URL)
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
-
-
 @pytest.fixture
 def at_0014() -> Iterator[str]:
     """A new database migrated up to the revision before the link."""
-    name = f"pixgate_mig_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
-    url = _database_url(name)
-    try:
-        migrate.upgrade(url, "0014")
+    with scratch_database("0014") as url:
         yield url
-    finally:
-        asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 async def _write_old_rows(url: str, counterparts: dict[str, Any]) -> int:

@@ -4,10 +4,8 @@ it keeps its scenario (now the provider's), and a downgrade puts it back where i
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlparse
 
 import asyncpg
 import orjson
@@ -16,7 +14,7 @@ from alembic import command
 from alembic.script import ScriptDirectory
 
 from pixgate.db import migrate
-from tests.conftest import SERVER_URL
+from tests.conftest import SERVER_URL, scratch_database
 
 
 def _revision_before_the_move() -> str:
@@ -29,23 +27,11 @@ def _revision_before_the_move() -> str:
 BEFORE = _revision_before_the_move()
 
 
-async def _admin(sql: str) -> None:
-    conn = await asyncpg.connect(SERVER_URL)
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
-
-
 @pytest.fixture
 def old_database() -> Iterator[str]:
     """A database at the revision before the move."""
-    name = f"pixgate_test_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
-    url = urlparse(SERVER_URL)._replace(path=f"/{name}").geturl()
-    migrate.upgrade(url, BEFORE)
-    yield url
-    asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    with scratch_database(BEFORE) as url:
+        yield url
 
 
 async def _rows(url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
