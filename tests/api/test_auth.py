@@ -11,35 +11,21 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import jwt
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding
-from cryptography.x509.oid import NameOID
 
 from pixgate.domain import certificates
 from pixgate.runtime import Runtime
 from pixgate.services import accounts
 from tests.helpers import bearer, cert_header, make_account
+from tests.secret_hunt import self_signed
 
 TOKEN = "/api/auth/token"
 
 
 def _self_signed(not_before: datetime, not_after: datetime) -> str:
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test")])
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(not_before)
-        .not_valid_after(not_after)
-        .sign(key, hashes.SHA256())
-    )
-    return cert.public_bytes(Encoding.PEM).decode()
+    """A certificate nobody registered, valid between the two instants (its PEM)."""
+    pem, _ = self_signed(not_before, not_after)
+    return pem
 
 
 async def _token(
