@@ -4,8 +4,8 @@ fixtures, Hypothesis rules and Alembic's revision variables are left out there b
 or name; what remains is read by a library or by value, each named here with the reason.
 Anything else vulture reports is dead: remove it rather than adding it here."""
 
+from pixgate.core.labels import SplitFrequency
 from pixgate.db.jobs import JobStatus
-from pixgate.domain.labels import SplitFrequency
 from pixgate.domain.med import MedCause
 from pixgate.services.webhooks import transport
 

@@ -239,7 +239,7 @@ class Deployment:
 
     def cli_resolved_url(self) -> str:
         code = (
-            "from pixgate.settings import Settings; from pixgate.runtime import "
+            "from pixgate.core.settings import Settings; from pixgate.runtime import "
             "resolve_database_url; print(resolve_database_url(Settings()))"
         )
         done = subprocess.run(

@@ -24,10 +24,10 @@ from urllib.parse import urlparse
 
 import asyncpg
 
-from pixgate.db import migrate
+from pixgate.core.db import migrate
+from pixgate.core.settings import Settings
 from pixgate.runtime import build_runtime
 from pixgate.services import transactions
-from pixgate.settings import Settings
 
 SERVER = os.environ.get(
     "PIXGATE_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"

@@ -11,15 +11,16 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-from pixgate.clock import Clock
-from pixgate.db import embedded, server_keys
+from pixgate.core.clock import Clock
+from pixgate.core.db import embedded
+from pixgate.core.db.pool import Database
+from pixgate.core.settings import Settings
+from pixgate.db import server_keys
 from pixgate.db.accounts import TermsCache
-from pixgate.db.pool import Database
 from pixgate.domain.location_jws import LocationSigner
 from pixgate.domain.tokens import Revocations, TokenSigner
 from pixgate.provider.base import SettlingBank
 from pixgate.provider.choice import provider_for
-from pixgate.settings import Settings
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from pixgate.db.pool import Connection
+from pixgate.core.db.pool import Connection
 from pixgate.runtime import Runtime
 
 COUNTERPART = {

@@ -20,12 +20,12 @@ import pytest
 from fastapi import FastAPI
 
 from pixgate.api.app import create_app
-from pixgate.clock import Clock
-from pixgate.db import migrate
+from pixgate.core.clock import Clock
+from pixgate.core.db import migrate
+from pixgate.core.settings import Settings
 from pixgate.domain.tokens import Revocations
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime, build_runtime
-from pixgate.settings import Settings
 from tests.helpers import empty_database
 from tests.webhooks.receiver import Receiver
 

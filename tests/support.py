@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from pixgate.clock import Clock
-from pixgate.domain import documents
+from pixgate.core import documents
+from pixgate.core.clock import Clock
 from pixgate.jobs.worker import run_once
 from pixgate.runtime import Runtime
 

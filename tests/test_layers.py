@@ -83,7 +83,7 @@ def test_rows_reach_the_layers_above_db_typed(path: Path) -> None:
     """`pixgate/db/` converts each record once, into the frozen dataclass its module
     declares (`db.transactions.Transaction`, `db.charges.Charge`, ...): no layer above it
     imports asyncpg or names its Record. No exception is needed: the pool, its
-    connections and asyncpg's errors stay behind `db/` (`db.pool.Connection` is the one
+    connections and asyncpg's errors stay behind `db/` (`core.db.pool.Connection` is the one
     type that names the driver, and `db.charges.DuplicateCharge` stands for its
     UniqueViolationError)."""
     drivers = [(line, m) for line, m in _imports(path) if m.split(".")[0] == "asyncpg"]
@@ -107,7 +107,7 @@ QUERY_METHODS = frozenset(
     }
 )
 SQL_ALLOWED: dict[str, str] = {
-    "api/routes/ops.py": (
+    "core/http/ops.py": (
         "GET /readyz's `SELECT 1` is the readiness probe itself: it asks whether a pool "
         "connection answers at all, and reads no data"
     ),

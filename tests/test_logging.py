@@ -1,4 +1,4 @@
-"""The log set-up's redaction (pixgate.logging.redact): the defence in depth behind code that
+"""The log set-up's redaction (pixgate.core.logging.redact): the defence in depth behind code that
 logs ids, never credentials. tests/test_secrets_in_logs.py checks a whole running server."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from uuid import uuid4
 import pytest
 import structlog
 
+from pixgate.core.logging import REDACTED, configure, redact, redact_text
 from pixgate.domain.certificates import issue_client_certificate
-from pixgate.logging import REDACTED, configure, redact, redact_text
 
 ISSUED = issue_client_certificate("logs")
 CERT = ISSUED.certificate_pem

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pixgate.db import sql_files
+from pixgate.core.db import sql_files
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pixgate"
 READERS = {"api/deps.py", "provider/sandbox.py"}

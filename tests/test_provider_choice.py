@@ -8,11 +8,11 @@ from typing import ClassVar, get_args
 import pytest
 from pydantic import ValidationError
 
-from pixgate.db.pool import Database
+from pixgate.core.db.pool import Database
+from pixgate.core.settings import Settings
 from pixgate.provider import choice
 from pixgate.provider.sandbox import SandboxBank
 from pixgate.runtime import Runtime, build_runtime
-from pixgate.settings import Settings
 
 
 class RecordingBank(SandboxBank):

@@ -11,16 +11,16 @@ from importlib.resources import files
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from pixgate.api import errors, openapi
 from pixgate.api.deps import screen_request
-from pixgate.api.middleware import RequestContext
-from pixgate.api.responses import JSONResponse
 from pixgate.api.routes import ROUTERS
 from pixgate.api.routes.webhooks import register_openapi_webhooks
+from pixgate.core.http import errors, openapi
+from pixgate.core.http.middleware import RequestContext
+from pixgate.core.http.responses import JSONResponse
+from pixgate.core.settings import Settings
 from pixgate.jobs.worker import Worker
 from pixgate.runtime import Runtime, build_runtime, resolve_database_url
 from pixgate.services import auth
-from pixgate.settings import Settings
 
 DESCRIPTION = """\
 pixgate takes PIX payments (charges with BR Code / QR), sends payments to PIX keys,
@@ -102,8 +102,8 @@ def create_app(
 
 def app_from_environment() -> FastAPI:
     """uvicorn's factory for `pixgate serve`: settings from the environment the CLI prepared."""
-    from pixgate.gc_tuning import tune_for_serving
-    from pixgate.logging import configure
+    from pixgate.core.gc_tuning import tune_for_serving
+    from pixgate.core.logging import configure
 
     settings = Settings()
     configure(json=settings.log_json, level=settings.log_level)

@@ -14,12 +14,12 @@ from fastapi import Depends, Header, Request
 from fastapi.dependencies.models import Dependant
 from pydantic import WithJsonSchema
 
-from pixgate.api import json_body
-from pixgate.api.json_body import NUL_REASON
-from pixgate.api.middleware import BodyTooLarge
-from pixgate.api.routing import ExactJsonRequest
+from pixgate.core.errors import NotFound, UnsupportedMediaType, ValidationFailed
+from pixgate.core.http import json_body
+from pixgate.core.http.json_body import NUL_REASON
+from pixgate.core.http.middleware import BodyTooLarge
+from pixgate.core.http.routing import ExactJsonRequest
 from pixgate.domain import scenarios
-from pixgate.domain.errors import NotFound, UnsupportedMediaType, ValidationFailed
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import auth

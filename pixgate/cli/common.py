@@ -13,9 +13,9 @@ import typer
 import uvloop
 from rich.console import Console
 
-from pixgate.domain.errors import PixgateError
+from pixgate.core.errors import PixgateError
+from pixgate.core.settings import Settings
 from pixgate.runtime import Runtime, build_runtime, resolve_database_url
-from pixgate.settings import Settings
 
 console = Console()
 T = TypeVar("T")
@@ -23,7 +23,7 @@ T = TypeVar("T")
 
 def database_url(settings: Settings) -> str:
     """Resolve the database and, on the embedded default, bring its schema up to date."""
-    from pixgate.db import embedded, migrate
+    from pixgate.core.db import embedded, migrate
 
     url = resolve_database_url(settings)
     if settings.database_url is None:

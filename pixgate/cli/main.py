@@ -21,8 +21,8 @@ from rich.table import Table
 
 from pixgate.cli.common import console, database_url, emit_json, money, run
 from pixgate.cli.webhooks import webhooks_app
+from pixgate.core.settings import Settings
 from pixgate.runtime import Runtime, resolve_database_url
-from pixgate.settings import Settings
 
 if TYPE_CHECKING:
     from pixgate.db.accounts import Account
@@ -82,9 +82,9 @@ def worker(
     ] = None,
 ) -> None:
     """Run job workers only (scale-out): settlement, webhook delivery, scheduled work."""
-    from pixgate.gc_tuning import tune_for_serving
+    from pixgate.core.gc_tuning import tune_for_serving
+    from pixgate.core.logging import configure
     from pixgate.jobs.worker import Worker
-    from pixgate.logging import configure
 
     settings = Settings()
     configure(json=settings.log_json, level=settings.log_level)
@@ -103,7 +103,7 @@ def worker(
 @db_app.command("upgrade")
 def db_upgrade(revision: Annotated[str, typer.Argument()] = "head") -> None:
     """Apply the database migrations."""
-    from pixgate.db import embedded, migrate
+    from pixgate.core.db import embedded, migrate
 
     settings = Settings()
     url = resolve_database_url(settings)
@@ -210,8 +210,8 @@ def accounts_update(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Change limits, fees and split frequency."""
-    from pixgate.domain.labels import SplitFrequency
-    from pixgate.domain.money import to_cents
+    from pixgate.core.labels import SplitFrequency
+    from pixgate.core.money import to_cents
     from pixgate.services import accounts
 
     changes: dict[str, Any] = {}

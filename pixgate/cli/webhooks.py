@@ -8,8 +8,8 @@ import typer
 from rich.table import Table
 
 from pixgate.cli.common import console, emit_json, run
-from pixgate.domain.masking import mask_header_values
-from pixgate.timestamps import iso
+from pixgate.core.masking import mask_header_values
+from pixgate.core.timestamps import iso
 
 if TYPE_CHECKING:
     from pixgate.services.webhooks import Endpoint

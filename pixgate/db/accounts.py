@@ -8,9 +8,9 @@ from typing import Any
 
 import asyncpg
 
+from pixgate.core.db.pool import Connection, Database
+from pixgate.core.labels import SplitFrequency
 from pixgate.db.batches import read_by_key
-from pixgate.db.pool import Connection, Database
-from pixgate.domain.labels import SplitFrequency
 
 EDITABLE = ("transaction_limit", "daily_limit", "night_limit", "fees", "split_frequency")
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 import asyncpg
 
 if TYPE_CHECKING:
-    from pixgate.db.pool import Connection, Database
+    from pixgate.core.db.pool import Connection, Database
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")

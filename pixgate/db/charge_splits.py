@@ -9,8 +9,8 @@ from typing import Any
 
 import asyncpg
 
+from pixgate.core.db.pool import Connection
 from pixgate.db.charges import SplitRow
-from pixgate.db.pool import Connection
 
 
 @dataclass(frozen=True, slots=True)

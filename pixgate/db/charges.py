@@ -16,12 +16,12 @@ from uuid import UUID
 
 import asyncpg
 
+from pixgate.core.counterparts import Counterpart
+from pixgate.core.db.pool import Connection
+from pixgate.core.labels import ChargeStatus
+from pixgate.core.money import SplitType
 from pixgate.db.accounts import Account
-from pixgate.db.pool import Connection
 from pixgate.db.transactions import Transaction
-from pixgate.domain.counterparts import Counterpart
-from pixgate.domain.labels import ChargeStatus
-from pixgate.domain.money import SplitType
 
 OPEN_STATUSES = (ChargeStatus.PENDING, ChargeStatus.ATIVA)
 """A charge in one of these states (cash_in, cob) can still be paid, until it expires."""

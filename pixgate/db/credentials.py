@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
-from pixgate.db.pool import Connection
+from pixgate.core.db.pool import Connection
 
 
 @dataclass(frozen=True, slots=True)

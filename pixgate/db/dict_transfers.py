@@ -6,9 +6,9 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from pixgate.db.pool import Connection
+from pixgate.core.counterparts import Counterpart
+from pixgate.core.db.pool import Connection
 from pixgate.db.transactions import Transaction
-from pixgate.domain.counterparts import Counterpart
 
 
 async def insert_once(

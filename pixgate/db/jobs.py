@@ -7,8 +7,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pixgate.db.notify import notify_after_commit
-from pixgate.db.pool import Connection
+from pixgate.core.db.notify import notify_after_commit
+from pixgate.core.db.pool import Connection
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pixgate.db.pool import Connection
+from pixgate.core.db.pool import Connection
 
 
 @dataclass(frozen=True, slots=True)

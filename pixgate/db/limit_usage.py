@@ -7,7 +7,7 @@ from datetime import datetime
 
 import asyncpg
 
-from pixgate.db.pool import Connection
+from pixgate.core.db.pool import Connection
 from pixgate.domain.limits import Window
 
 # SQLSTATEs of limit_check(), by the limit refused.

@@ -9,7 +9,7 @@ from typing import Any
 
 import asyncpg
 
-from pixgate.db.pool import Connection
+from pixgate.core.db.pool import Connection
 from pixgate.domain.med import (
     AnalysisResult,
     Bank,

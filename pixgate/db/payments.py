@@ -11,21 +11,21 @@ from uuid import UUID
 
 import asyncpg
 
-from pixgate.db import limit_usage
-from pixgate.db.accounts import Terms
-from pixgate.db.batches import Statement, StatementFailed, read_by_key
-from pixgate.db.jobs import DELIVER_WEBHOOK, JobKind, SettlePayout, wake_workers
-from pixgate.db.pool import (
+from pixgate.core.counterparts import Counterpart
+from pixgate.core.db.pool import (
     LOST_RACE_STATES,
     OUT_OF_RANGE_MESSAGE,
     OUT_OF_RANGE_STATE,
     Connection,
     Database,
 )
+from pixgate.core.errors import TotalOutOfRange, TryAgain
+from pixgate.core.labels import TransactionStatus
+from pixgate.db import limit_usage
+from pixgate.db.accounts import Terms
+from pixgate.db.batches import Statement, StatementFailed, read_by_key
+from pixgate.db.jobs import DELIVER_WEBHOOK, JobKind, SettlePayout, wake_workers
 from pixgate.db.transactions import Transaction
-from pixgate.domain.counterparts import Counterpart
-from pixgate.domain.errors import TotalOutOfRange, TryAgain
-from pixgate.domain.labels import TransactionStatus
 from pixgate.domain.limits import Window
 
 # SQLSTATEs raised by the hold_payout() function, by reason.
@@ -179,7 +179,7 @@ class Hold:
     terms: Terms
     limits: Window
     instructions: str | None
-    """What the request told the provider, kept for it (`db.provider_instructions`)."""
+    """What the request told the provider, kept for it (`provider.instructions`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,17 +18,17 @@ from uuid import UUID
 
 import asyncpg
 
-from pixgate.db.jobs import DELIVER_WEBHOOK, SETTLE_PAYOUT, wake_workers
-from pixgate.db.pool import Connection
-from pixgate.domain.errors import (
+from pixgate.core.db.pool import Connection
+from pixgate.core.errors import (
     InsufficientBalance,
     NotFound,
     PixgateError,
     RefundAmountExceeded,
     RefundDeadlineExceeded,
 )
-from pixgate.domain.labels import OperationType, TransactionStatus
-from pixgate.domain.money import format_amount, to_decimal
+from pixgate.core.labels import OperationType, TransactionStatus
+from pixgate.core.money import format_amount, to_decimal
+from pixgate.db.jobs import DELIVER_WEBHOOK, SETTLE_PAYOUT, wake_workers
 from pixgate.domain.refunds import Natureza, RefundKind
 
 

@@ -8,9 +8,9 @@ from typing import Literal, cast
 
 import asyncpg
 
+from pixgate.core.db.pool import Connection, Database
 from pixgate.db.batches import MAX_READS, Statement, read_by_key
-from pixgate.db.pool import Connection, Database
-from pixgate.domain.dict_keys import KeyHolder
+from pixgate.provider.dict_keys import KeyHolder
 
 
 async def upsert(conn: Connection, holder: KeyHolder, *, account_id: int) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pixgate.db.pool import Connection
+from pixgate.core.db.pool import Connection
 
 
 async def get_or_create(conn: Connection, name: str, generate: Callable[[], str]) -> str:

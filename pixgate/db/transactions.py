@@ -17,8 +17,8 @@ from uuid import UUID
 
 import asyncpg
 
-from pixgate.db.pool import Connection
-from pixgate.domain.labels import OperationType, TransactionStatus
+from pixgate.core.db.pool import Connection
+from pixgate.core.labels import OperationType, TransactionStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,9 +26,9 @@ class Transaction:
     """A `transactions` row: one money movement the integrator sees.
 
     `id` is the numeric key, `transaction_id` the public UUID; `kind` names the use case that
-    wrote it (`domain.labels.TransactionKind`, an open set: the column has no CHECK).
+    wrote it (`core.labels.TransactionKind`, an open set: the column has no CHECK).
     `counterpart_ispb` and `counterpart_account_id` are the counterpart's link, written with
-    the `counterpart` document from one `domain.counterparts.Counterpart`.
+    the `counterpart` document from one `core.counterparts.Counterpart`.
     """
 
     id: int

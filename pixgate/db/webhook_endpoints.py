@@ -11,7 +11,7 @@ from datetime import datetime
 
 import asyncpg
 
-from pixgate.db.pool import Connection
+from pixgate.core.db.pool import Connection
 from pixgate.domain.webhooks import DeliveryStatus, EventType, WebhookVersion
 
 _EVENT_TYPE = {t.value: t for t in EventType}

@@ -11,8 +11,8 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+from pixgate.core.db.pool import Connection
 from pixgate.db.jobs import DELIVER_WEBHOOK, wake_workers
-from pixgate.db.pool import Connection
 from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus, EventType, WebhookVersion
 
 _EVENT_TYPE = {t.value: t for t in EventType}

@@ -26,7 +26,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from pixgate.domain.money import MAX_AMOUNT, format_amount
+from pixgate.core.money import MAX_AMOUNT, format_amount
 
 GUI = "br.gov.bcb.pix"
 NAME_MAX = 25

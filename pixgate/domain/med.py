@@ -14,10 +14,10 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pixgate.domain.errors import ValidationFailed
-from pixgate.domain.masking import mask_document
-from pixgate.domain.money import to_decimal
-from pixgate.timestamps import iso
+from pixgate.core.errors import ValidationFailed
+from pixgate.core.masking import mask_document
+from pixgate.core.money import to_decimal
+from pixgate.core.timestamps import iso
 
 
 class MedStatus(StrEnum):

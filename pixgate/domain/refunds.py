@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Final
 
-from pixgate.domain.labels import TransactionStatus
+from pixgate.core.labels import TransactionStatus
 
 
 class RefundKind(StrEnum):

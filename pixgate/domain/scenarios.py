@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from pixgate.domain.errors import SandboxScenarioUnknown
+from pixgate.core.errors import SandboxScenarioUnknown
 
 SYNCHRONOUS = frozenset({"INSUFFICIENT_FUNDS", "INVALID_PIX_KEY", "PROVIDER_UNAVAILABLE"})
 SETTLEMENT_ERRORS: dict[str, str] = {

@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from pixgate.core.labels import MOVEMENT_TYPES
+from pixgate.core.masking import mask_document
+from pixgate.core.money import format_amount, to_cents, to_decimal
 from pixgate.domain.event_facts import CounterpartFacts, EventFacts, PaymentFacts
-from pixgate.domain.labels import MOVEMENT_TYPES
-from pixgate.domain.masking import mask_document
-from pixgate.domain.money import format_amount, to_cents, to_decimal
 from pixgate.domain.webhooks import V1_EVENT_NAMES, EventType, WebhookVersion
 
 

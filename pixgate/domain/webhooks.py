@@ -17,7 +17,7 @@ from email.utils import parsedate_to_datetime
 from enum import StrEnum
 from urllib.parse import urlsplit
 
-from pixgate.domain.errors import InvalidWebhookConfig, UnsafeWebhookDestination
+from pixgate.core.errors import InvalidWebhookConfig, UnsafeWebhookDestination
 
 
 class EventType(StrEnum):

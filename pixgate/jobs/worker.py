@@ -1,4 +1,4 @@
-"""The job worker: woken after commits (db.notify), claims due jobs with SKIP LOCKED, runs
+"""The job worker: woken after commits (core.db.notify), claims due jobs with SKIP LOCKED, runs
 them concurrently.
 
 A job that raises is retried with exponential backoff and jitter; a job whose worker
@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from pixgate.core.db.pool import UNAVAILABLE, lost
 from pixgate.db import jobs as job_rows
 from pixgate.db.jobs import DELIVER_WEBHOOK
-from pixgate.db.pool import UNAVAILABLE, lost
 from pixgate.jobs.registry import HANDLERS
 from pixgate.jobs.retry import Retry
 

@@ -8,8 +8,8 @@ settled by the hot path and a split payout held here move money by one rule.
 
 from __future__ import annotations
 
-from pixgate.db.pool import Connection
-from pixgate.domain.errors import InsufficientBalance
+from pixgate.core.db.pool import Connection
+from pixgate.core.errors import InsufficientBalance
 
 
 async def fund(conn: Connection, account_id: int, amount: int, *, memo: str) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal, Protocol
 
-from pixgate.domain.dict_keys import KeyHolder
+from pixgate.provider.dict_keys import KeyHolder
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,7 +17,7 @@ class Instructions:
     """What one request asks of the provider beyond the operation itself (the sandbox's
     `X-Sandbox-Scenario`). Opaque to everything but the provider: services hand it to the
     provider where they call it, and keep `value` with a payout the provider settles later
-    (`db.provider_instructions`, which only the provider reads back), so that no service,
+    (`provider.instructions`, which only the provider reads back), so that no service,
     query or job depends on what a provider can be told."""
 
     value: str | None = None

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pixgate.db.pool import Database
+from pixgate.core.db.pool import Database
+from pixgate.core.settings import Settings
 from pixgate.provider.base import SettlingBank
 from pixgate.provider.sandbox import SandboxBank
-from pixgate.settings import Settings
 
 PROVIDERS: dict[str, Callable[[Settings, Database], SettlingBank]] = {"sandbox": SandboxBank}
 

@@ -3,7 +3,7 @@
 The scenario reaches it as the request's provider instructions (`Instructions.value`, the
 canonical scenario of `domain.scenarios`): given at once where the request calls the
 provider (the synchronous refusals, a charge's registration, the settlement delay), and
-read back from `db.provider_instructions` when a payout or refund is settled. This is the
+read back from `provider.instructions` when a payout or refund is settled. This is the
 only module that acts on a scenario.
 
 Registered keys come from `sandbox_dict_keys`. For cash-out, a key nobody registered
@@ -19,12 +19,9 @@ import hashlib
 from collections.abc import Callable
 from datetime import timedelta
 
-from pixgate.db import provider_instructions, sandbox_dict
-from pixgate.db.pool import Database
-from pixgate.domain import scenarios
-from pixgate.domain.dict_keys import KeyHolder
-from pixgate.domain.documents import is_valid_document, make_cpf, only_document_chars
-from pixgate.domain.errors import (
+from pixgate.core.db.pool import Database
+from pixgate.core.documents import is_valid_document, make_cpf, only_document_chars
+from pixgate.core.errors import (
     InsufficientBalance,
     InvalidPixKey,
     PixgateError,
@@ -32,7 +29,11 @@ from pixgate.domain.errors import (
     ProviderUnavailable,
     ValidationFailed,
 )
-from pixgate.domain.ids import new_end_to_end_id
+from pixgate.core.ids import new_end_to_end_id
+from pixgate.core.settings import Settings
+from pixgate.db import sandbox_dict
+from pixgate.domain import scenarios
+from pixgate.provider import instructions as provider_instructions
 from pixgate.provider.base import (
     ChargeRegistration,
     Instructions,
@@ -40,7 +41,7 @@ from pixgate.provider.base import (
     PaymentResult,
     ReturnOrder,
 )
-from pixgate.settings import Settings
+from pixgate.provider.dict_keys import KeyHolder
 
 _BANKS = (
     ("60701190", "Banco Sandbox Itaperuna S.A.", "341"),

@@ -10,13 +10,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from pixgate.core import names
+from pixgate.core.documents import is_valid_document, only_document_chars
+from pixgate.core.errors import Conflict, NotFound, ValidationFailed
+from pixgate.core.money import InvalidAmount, to_cents
 from pixgate.db import accounts as account_rows
 from pixgate.db import credentials as credential_rows
 from pixgate.db.accounts import Account
-from pixgate.domain import certificates, names
-from pixgate.domain.documents import is_valid_document, only_document_chars
-from pixgate.domain.errors import Conflict, NotFound, ValidationFailed
-from pixgate.domain.money import InvalidAmount, to_cents
+from pixgate.domain import certificates
 from pixgate.ledger import journal
 from pixgate.runtime import Runtime
 

@@ -11,10 +11,8 @@ from datetime import UTC, datetime
 
 import structlog
 
-from pixgate.db import credentials as credential_rows
-from pixgate.db.pool import UNAVAILABLE
-from pixgate.domain import certificates
-from pixgate.domain.errors import (
+from pixgate.core.db.pool import UNAVAILABLE
+from pixgate.core.errors import (
     AuthUpstreamUnavailable,
     CertExpired,
     CertHeaderMissing,
@@ -25,7 +23,9 @@ from pixgate.domain.errors import (
     InvalidCredentials,
     Unauthorized,
 )
-from pixgate.domain.ids import client_id_of
+from pixgate.core.ids import client_id_of
+from pixgate.db import credentials as credential_rows
+from pixgate.domain import certificates
 from pixgate.domain.tokens import InvalidToken, Revocations
 from pixgate.runtime import Runtime
 from pixgate.services.accounts import hash_secret

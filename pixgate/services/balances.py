@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from pixgate.core.errors import NotFound
 from pixgate.db import accounts as account_rows
-from pixgate.domain.errors import NotFound
 from pixgate.runtime import Runtime
 
 

@@ -20,16 +20,11 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from pixgate.db import accounts as account_rows
-from pixgate.db import charges as charge_rows
-from pixgate.db import jobs
-from pixgate.db.charges import SplitRow
-from pixgate.domain import brcode
-from pixgate.domain.documents import is_valid_document, only_document_chars
-from pixgate.domain.errors import NotFound, ValidationFailed
-from pixgate.domain.ids import new_txid
-from pixgate.domain.labels import ChargeStatus, TransactionKind
-from pixgate.domain.money import (
+from pixgate.core.documents import is_valid_document, only_document_chars
+from pixgate.core.errors import NotFound, ValidationFailed
+from pixgate.core.ids import new_txid
+from pixgate.core.labels import ChargeStatus, TransactionKind
+from pixgate.core.money import (
     InvalidAmount,
     SplitType,
     amount_cents,
@@ -37,7 +32,12 @@ from pixgate.domain.money import (
     split_value,
     to_cents,
 )
-from pixgate.domain.pix_keys import SplitKeyType, is_valid_split_key
+from pixgate.core.pix_keys import SplitKeyType, is_valid_split_key
+from pixgate.db import accounts as account_rows
+from pixgate.db import charges as charge_rows
+from pixgate.db import jobs
+from pixgate.db.charges import SplitRow
+from pixgate.domain import brcode
 from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import external_ids, fees

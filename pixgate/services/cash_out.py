@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from pixgate.domain.documents import document_kind, only_document_chars
-from pixgate.domain.errors import InvalidAmount, InvalidPixKey, ValidationFailed
-from pixgate.domain.labels import TransactionKind
-from pixgate.domain.money import amount_cents
-from pixgate.domain.pix_keys import KeyType, is_valid_cash_out_key, normalize_key
+from pixgate.core.documents import document_kind, only_document_chars
+from pixgate.core.errors import InvalidAmount, InvalidPixKey, ValidationFailed
+from pixgate.core.labels import TransactionKind
+from pixgate.core.money import amount_cents
+from pixgate.core.pix_keys import KeyType, is_valid_cash_out_key, normalize_key
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import outgoing

@@ -27,10 +27,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from pixgate.db import charges as charge_rows
-from pixgate.domain import brcode
-from pixgate.domain.documents import document_kind, only_document_chars
-from pixgate.domain.errors import (
+from pixgate.core.documents import document_kind, only_document_chars
+from pixgate.core.errors import (
     ChargeNotPayable,
     ExternalIdConflict,
     InvalidQrCode,
@@ -38,9 +36,11 @@ from pixgate.domain.errors import (
     QrCodeAmountMismatch,
     ValidationFailed,
 )
-from pixgate.domain.ids import new_end_to_end_id
-from pixgate.domain.labels import TransactionKind, TransactionStatus
-from pixgate.domain.pix_keys import detect_key_type, normalize_key
+from pixgate.core.ids import new_end_to_end_id
+from pixgate.core.labels import TransactionKind, TransactionStatus
+from pixgate.core.pix_keys import detect_key_type, normalize_key
+from pixgate.db import charges as charge_rows
+from pixgate.domain import brcode
 from pixgate.domain.webhooks import EventType
 from pixgate.ledger import journal
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions

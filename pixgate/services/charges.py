@@ -20,26 +20,26 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
+from pixgate.core.counterparts import Counterpart
+from pixgate.core.db.pool import Connection
+from pixgate.core.documents import document_kind, is_valid_document, only_document_chars
+from pixgate.core.errors import ChargeNotFound, ChargeNotPayable, NotFound, ValidationFailed
+from pixgate.core.ids import new_end_to_end_id
+from pixgate.core.labels import ChargeStatus, TransactionKind
+from pixgate.core.money import InvalidAmount, amount_cents
+from pixgate.core.settings import Settings
 from pixgate.db import charges as charge_rows
 from pixgate.db.accounts import Account
 from pixgate.db.accounts import get as get_account
 from pixgate.db.charges import Charge
-from pixgate.db.pool import Connection
 from pixgate.db.transactions import Transaction
 from pixgate.domain import brcode
-from pixgate.domain.counterparts import Counterpart
-from pixgate.domain.documents import document_kind, is_valid_document, only_document_chars
-from pixgate.domain.errors import ChargeNotFound, ChargeNotPayable, NotFound, ValidationFailed
-from pixgate.domain.ids import new_end_to_end_id
-from pixgate.domain.labels import ChargeStatus, TransactionKind
-from pixgate.domain.money import InvalidAmount, amount_cents
 from pixgate.domain.webhooks import EventType
 from pixgate.ledger import journal
 from pixgate.provider.sandbox import synthetic_holder
 from pixgate.runtime import Runtime
 from pixgate.services import events, fees, splits
 from pixgate.services.locations import location_url
-from pixgate.settings import Settings
 
 FEE_KEY = "cash_in"
 BANK_NAME = "Pixgate"

@@ -22,22 +22,22 @@ from typing import Any
 
 import structlog
 
-from pixgate.db import dict_transfers as rows
-from pixgate.db import provider_instructions
-from pixgate.db.transactions import Transaction
-from pixgate.domain.counterparts import Counterpart
-from pixgate.domain.documents import only_document_chars
-from pixgate.domain.errors import (
+from pixgate.core.counterparts import Counterpart
+from pixgate.core.documents import only_document_chars
+from pixgate.core.errors import (
     DictKeyNotFound,
     DictTransferInsufficientBalance,
     IdempotencyKeyReused,
     IspbDenied,
     ValidationFailed,
 )
-from pixgate.domain.ids import new_end_to_end_id
-from pixgate.domain.labels import TransactionKind, TransactionStatus
-from pixgate.domain.pix_keys import dict_key_type, normalize_key
+from pixgate.core.ids import new_end_to_end_id
+from pixgate.core.labels import TransactionKind, TransactionStatus
+from pixgate.core.pix_keys import dict_key_type, normalize_key
+from pixgate.db import dict_transfers as rows
+from pixgate.db.transactions import Transaction
 from pixgate.domain.webhooks import EventType
+from pixgate.provider import instructions as provider_instructions
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions, PaymentOrder
 from pixgate.runtime import Runtime
 from pixgate.services import events, fees, outgoing

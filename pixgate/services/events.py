@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pixgate.core.db.pool import Connection
 from pixgate.db import webhooks as webhook_rows
-from pixgate.db.pool import Connection
 from pixgate.domain.webhooks import EVENT_TYPES, EventType
 
 __all__ = ["EVENT_TYPES", "EventType", "record"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from uuid import UUID
 
+from pixgate.core.db.pool import Connection
+from pixgate.core.errors import DuplicateExternalId
 from pixgate.db import payments
-from pixgate.db.pool import Connection
-from pixgate.domain.errors import DuplicateExternalId
 
 
 async def refuse_duplicate(

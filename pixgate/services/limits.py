@@ -11,17 +11,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pixgate.core.db.pool import Connection
+from pixgate.core.errors import DailyLimitExceeded, NightLimitExceeded, TransactionLimitExceeded
+from pixgate.core.money import format_amount, to_cents
+from pixgate.core.settings import Settings
 from pixgate.db import limit_usage
 from pixgate.db.accounts import Account, Terms
-from pixgate.db.pool import Connection
 from pixgate.domain import limits
-from pixgate.domain.errors import (
-    DailyLimitExceeded,
-    NightLimitExceeded,
-    TransactionLimitExceeded,
-)
-from pixgate.domain.money import format_amount, to_cents
-from pixgate.settings import Settings
 
 
 def window(settings: Settings, account: Terms | Account, now: datetime) -> limits.Window:

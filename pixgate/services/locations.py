@@ -5,13 +5,13 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from pixgate.core.errors import Gone, NotFound
+from pixgate.core.money import format_amount
+from pixgate.core.settings import Settings
+from pixgate.core.timestamps import iso
 from pixgate.db import charges as charge_rows
-from pixgate.domain.errors import Gone, NotFound
-from pixgate.domain.money import format_amount
 from pixgate.runtime import Runtime
 from pixgate.services.expiry import status_at
-from pixgate.settings import Settings
-from pixgate.timestamps import iso
 
 
 def new_location_token() -> str:

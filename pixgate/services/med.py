@@ -12,10 +12,10 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
+from pixgate.core.db.pool import Connection
+from pixgate.core.errors import Conflict, NotFound, ValidationFailed
+from pixgate.core.ids import is_end_to_end_id
 from pixgate.db import med as med_rows
-from pixgate.db.pool import Connection
-from pixgate.domain.errors import Conflict, NotFound, ValidationFailed
-from pixgate.domain.ids import is_end_to_end_id
 from pixgate.domain.med import (
     OPEN_STATUSES,
     AnalysisResult,

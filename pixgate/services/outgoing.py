@@ -15,23 +15,23 @@ from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from pixgate.db import jobs, payments
-from pixgate.db.pool import Connection
-from pixgate.domain import limits
-from pixgate.domain.errors import (
+from pixgate.core.db.pool import Connection
+from pixgate.core.errors import (
     DuplicateExternalId,
     InsufficientBalance,
     NotFound,
     PixgateError,
     TryAgain,
 )
-from pixgate.domain.labels import TransactionStatus
+from pixgate.core.labels import TransactionStatus
+from pixgate.core.settings import Settings
+from pixgate.db import jobs, payments
+from pixgate.domain import limits
 from pixgate.domain.limits import Window
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import external_ids, fees
 from pixgate.services import limits as limit_rules
-from pixgate.settings import Settings
 
 # Every outgoing PIX is priced by the account's `cash_out` fee.
 FEE_KEY = "cash_out"

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from pixgate.core.counterparts import Counterpart
+from pixgate.core.labels import OperationType, TransactionKind, TransactionStatus
 from pixgate.db import payments
 from pixgate.db.transactions import Transaction
-from pixgate.domain.counterparts import Counterpart
-from pixgate.domain.labels import OperationType, TransactionKind, TransactionStatus
 from pixgate.domain.refunds import RETURN_KINDS, RefundKind
 from pixgate.domain.webhooks import EventType
 from pixgate.provider.base import PaymentOrder, PaymentResult, SettlingBank

@@ -34,11 +34,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, Literal
 
-from pixgate.db import provider_instructions
-from pixgate.db import refunds as rows
-from pixgate.db.pool import Connection
-from pixgate.db.transactions import Transaction
-from pixgate.domain.errors import (
+from pixgate.core.db.pool import Connection
+from pixgate.core.errors import (
     DevolucaoDeadlineExceeded,
     DevolucaoInsufficientBalance,
     InsufficientBalance,
@@ -47,9 +44,12 @@ from pixgate.domain.errors import (
     RefundIdReused,
     ValidationFailed,
 )
-from pixgate.domain.ids import new_end_to_end_id
-from pixgate.domain.money import InvalidAmount, amount_cents
+from pixgate.core.ids import new_end_to_end_id
+from pixgate.core.money import InvalidAmount, amount_cents
+from pixgate.db import refunds as rows
+from pixgate.db.transactions import Transaction
 from pixgate.domain.refunds import REQUESTABLE, Natureza, RefundKind
+from pixgate.provider import instructions as provider_instructions
 from pixgate.provider.base import (
     NO_INSTRUCTIONS,
     Instructions,

@@ -5,22 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
+from pixgate.core.documents import is_cnpj_form, is_cpf_form, is_valid_document, only_document_chars
+from pixgate.core.errors import Conflict, ValidationFailed
+from pixgate.core.pix_keys import SplitKeyType, is_email, is_evp, is_valid_split_key, normalize_key
 from pixgate.db import sandbox_dict
-from pixgate.domain.dict_keys import KeyHolder
-from pixgate.domain.documents import (
-    is_cnpj_form,
-    is_cpf_form,
-    is_valid_document,
-    only_document_chars,
-)
-from pixgate.domain.errors import Conflict, ValidationFailed
-from pixgate.domain.pix_keys import (
-    SplitKeyType,
-    is_email,
-    is_evp,
-    is_valid_split_key,
-    normalize_key,
-)
+from pixgate.provider.dict_keys import KeyHolder
 from pixgate.runtime import Runtime
 
 # Every key type either family uses, and how its keys look.

@@ -24,21 +24,21 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from pixgate.core.db.pool import Connection
+from pixgate.core.errors import InsufficientBalance
+from pixgate.core.labels import SplitFrequency, TransactionKind
+from pixgate.core.money import allocate_splits
+from pixgate.core.pix_keys import normalize_key
+from pixgate.core.settings import Settings
 from pixgate.db import accounts as account_rows
 from pixgate.db import charge_splits as split_rows
 from pixgate.db import jobs, payments
 from pixgate.db.charge_splits import Split
 from pixgate.db.charges import Charge
-from pixgate.db.pool import Connection
 from pixgate.db.transactions import Transaction
-from pixgate.domain.errors import InsufficientBalance
-from pixgate.domain.labels import SplitFrequency, TransactionKind
-from pixgate.domain.money import allocate_splits
-from pixgate.domain.pix_keys import normalize_key
 from pixgate.domain.webhooks import EventType
 from pixgate.runtime import Runtime
 from pixgate.services import events, outgoing
-from pixgate.settings import Settings
 
 KIND = TransactionKind.SPLIT_PAYOUT
 

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from pixgate.core.errors import ValidationFailed
+from pixgate.core.pix_keys import detect_key_type, normalize_key
+from pixgate.core.timestamps import is_iso_date, is_iso_date_time
 from pixgate.db import transactions as rows
 from pixgate.db.transactions import Transaction
-from pixgate.domain.errors import ValidationFailed
-from pixgate.domain.pix_keys import detect_key_type, normalize_key
 from pixgate.runtime import Runtime
-from pixgate.timestamps import is_iso_date, is_iso_date_time
 
 MAX_RANGE_DAYS = 31
 PIX_KEY_MAX_RESULTS = 1000

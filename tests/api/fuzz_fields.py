@@ -3,7 +3,7 @@ own generation falls short: amounts across their whole declared range and just o
 (it never sent one between 1e10 and 1e17), and names in any script.
 
 The fields are found in the OpenAPI document itself: an amount is a schema that publishes
-one of `domain.money`'s spellings; a name is a string property called `name`, `fullName` or
+one of `core.money`'s spellings; a name is a string property called `name`, `fullName` or
 `nome`. So a new operation's amounts and names are fuzzed without being listed here.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from pixgate.domain import money
+from pixgate.core import money
 
 Path = tuple[str, ...]
 """Keys from a body to one of its values; `*` stands for every item of a list."""

@@ -41,7 +41,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from pixgate.api.app import create_app
-from pixgate.domain.errors import UnsafeWebhookDestination
+from pixgate.core.errors import UnsafeWebhookDestination
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks import transport
 from tests.api.fuzz_fields import body_fields, refill

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pixgate.api.params import MAX_PAGE
+from pixgate.core.http.params import MAX_PAGE
 from pixgate.runtime import Runtime
 from pixgate.services import accounts, balances, transactions
 from tests.helpers import SIMPLE_BODY, assert_general_error, bearer, cert_header, make_account

@@ -9,8 +9,8 @@ import asyncio
 import httpx
 from fastapi import FastAPI
 
+from pixgate.core.errors import TryAgain
 from pixgate.db.payments import _hold_outcome
-from pixgate.domain.errors import TryAgain
 from pixgate.runtime import Runtime
 from tests.helpers import assert_general_error, make_account
 

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pixgate.domain.ids import new_end_to_end_id
+from pixgate.core.ids import new_end_to_end_id
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime
 from tests.helpers import assert_general_error, balance, bearer, make_account

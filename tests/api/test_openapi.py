@@ -12,11 +12,11 @@ from fastapi import FastAPI
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixgate.api.schemas.common import DOCUMENT_PATTERN
+from pixgate.core.documents import document_kind, make_cpf, only_document_chars
+from pixgate.core.errors import SandboxScenarioUnknown
+from pixgate.core.http.schemas import DOCUMENT_PATTERN
+from pixgate.core.pix_keys import DICT_KEY_PATTERN, dict_key_type
 from pixgate.domain import scenarios
-from pixgate.domain.documents import document_kind, make_cpf, only_document_chars
-from pixgate.domain.errors import SandboxScenarioUnknown
-from pixgate.domain.pix_keys import DICT_KEY_PATTERN, dict_key_type
 from tests.support import make_cnpj
 
 UNAUTHENTICATED = {
@@ -56,7 +56,7 @@ SCENARIO_ROUTES = {
 @pytest.fixture(scope="module")
 def document() -> dict[str, Any]:
     from pixgate.api.app import create_app
-    from pixgate.settings import Settings
+    from pixgate.core.settings import Settings
 
     app: FastAPI = create_app(Settings(database_url="postgresql://unused@127.0.0.1/unused"))
     return app.openapi()

@@ -16,7 +16,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel
 
 from pixgate.api.routes import ROUTERS, dashboard, dashboard_webhooks
-from pixgate.api.schemas.common import ApiModel
+from pixgate.core.http.schemas import ApiModel
 
 SERVICES = Path(__file__).resolve().parents[2] / "pixgate" / "services"
 
@@ -101,7 +101,7 @@ CAMEL_KEYS_ALLOWED = {
     ("splits.py", "_pay_out"): "transactions.details as stored",
     # The webhook payload's `extra` members (pixgate/domain/webhook_payloads.py's wire format).
     ("charges.py", "pay"): "the v2 payload's txId, passed to events.record",
-    # A PixgateError's `details`, rendered as given by api/errors.py (docs/errors.md).
+    # A PixgateError's `details`, rendered as given by core/http/errors.py (docs/errors.md).
     ("external_ids.py", "_duplicate"): "DuplicateExternalId's details",
 }
 

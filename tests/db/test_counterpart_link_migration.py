@@ -12,7 +12,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from pixgate.db import migrate
+from pixgate.core.db import migrate
 from tests.conftest import scratch_database
 
 OURS = "87654321"

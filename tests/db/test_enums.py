@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from pixgate.core.labels import OperationType, SplitFrequency, TransactionStatus
 from pixgate.db import jobs
 from pixgate.db.jobs import JobStatus
 from pixgate.db.transactions import COLUMNS, Transaction
-from pixgate.domain.labels import OperationType, SplitFrequency, TransactionStatus
 from pixgate.domain.med import AnalysisResult, MedReason, MedStatus
 from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus, EventType, WebhookVersion
 from pixgate.runtime import Runtime

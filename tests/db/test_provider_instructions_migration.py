@@ -13,7 +13,7 @@ import pytest
 from alembic import command
 from alembic.script import ScriptDirectory
 
-from pixgate.db import migrate
+from pixgate.core.db import migrate
 from tests.conftest import SERVER_URL, scratch_database
 
 

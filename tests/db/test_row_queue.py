@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from pixgate.db.row_queue import RowQueues
+from pixgate.core.db.row_queue import RowQueues
 from pixgate.runtime import Runtime
 from tests.helpers import make_account
 

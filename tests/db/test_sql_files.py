@@ -7,7 +7,7 @@ import re
 
 import asyncpg
 
-from pixgate.db import sql_files
+from pixgate.core.db import sql_files
 from pixgate.runtime import Runtime
 
 _CREATED = re.compile(r"^CREATE FUNCTION (\w+)\(", re.MULTILINE)

@@ -10,13 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixgate.domain.ids import (
-    TXID_PATTERN,
-    is_end_to_end_id,
-    is_txid,
-    new_end_to_end_id,
-    new_txid,
-)
+from pixgate.core.ids import TXID_PATTERN, is_end_to_end_id, is_txid, new_end_to_end_id, new_txid
 
 BRASILIA = timezone(timedelta(hours=-3))
 ALNUM = set(string.ascii_letters + string.digits)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixgate.domain.money import (
+from pixgate.core.money import (
     AMOUNT,
     AMOUNT_RANGE,
     CENTRAL_BANK_AMOUNT,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixgate.domain.names import MAX_NAME, InvalidName, account_name
+from pixgate.core.names import MAX_NAME, InvalidName, account_name
 
 TEXT = st.characters(
     exclude_categories=("Cc", "Cs", "Zl", "Zp"),

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixgate.domain.pix_keys import (
+from pixgate.core.pix_keys import (
     KeyType,
     SplitKeyType,
     detect_key_type,

@@ -20,13 +20,9 @@ from hypothesis.stateful import (
     rule,
 )
 
+from pixgate.core.errors import DailyLimitExceeded, PixgateError, TransactionLimitExceeded
+from pixgate.core.labels import TransactionStatus
 from pixgate.db.jobs import SETTLE_PAYOUT
-from pixgate.domain.errors import (
-    DailyLimitExceeded,
-    PixgateError,
-    TransactionLimitExceeded,
-)
-from pixgate.domain.labels import TransactionStatus
 from pixgate.ledger import verify
 from pixgate.services import (
     accounts,

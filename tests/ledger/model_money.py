@@ -16,9 +16,7 @@ from hypothesis.stateful import (
     rule,
 )
 
-from pixgate.db.transactions import Transaction
-from pixgate.domain import brcode
-from pixgate.domain.errors import (
+from pixgate.core.errors import (
     ChargeNotPayable,
     DictKeyNotFound,
     DictTransferInsufficientBalance,
@@ -32,9 +30,11 @@ from pixgate.domain.errors import (
     QrCodeAmountMismatch,
     ValidationFailed,
 )
-from pixgate.domain.ids import new_txid
-from pixgate.domain.labels import TransactionStatus
-from pixgate.domain.pix_keys import KeyType
+from pixgate.core.ids import new_txid
+from pixgate.core.labels import TransactionStatus
+from pixgate.core.pix_keys import KeyType
+from pixgate.db.transactions import Transaction
+from pixgate.domain import brcode
 from pixgate.domain.scenarios import SETTLEMENT_ERRORS
 from pixgate.provider.base import Instructions
 from pixgate.services import (

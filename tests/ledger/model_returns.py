@@ -11,7 +11,7 @@ from hypothesis.stateful import (
     rule,
 )
 
-from pixgate.domain.errors import (
+from pixgate.core.errors import (
     Conflict,
     DevolucaoDeadlineExceeded,
     DevolucaoInsufficientBalance,
@@ -22,8 +22,8 @@ from pixgate.domain.errors import (
     RefundDeadlineExceeded,
     ValidationFailed,
 )
-from pixgate.domain.ids import new_end_to_end_id
-from pixgate.domain.labels import TransactionStatus
+from pixgate.core.ids import new_end_to_end_id
+from pixgate.core.labels import TransactionStatus
 from pixgate.domain.med import AnalysisResult, MedReason, MedStatus
 from pixgate.domain.scenarios import SETTLEMENT_ERRORS
 from pixgate.provider.base import Instructions

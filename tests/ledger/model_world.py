@@ -15,16 +15,17 @@ from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
-from pixgate.domain.documents import make_cpf
-from pixgate.domain.errors import (
+from pixgate.core.documents import make_cpf
+from pixgate.core.errors import (
     InsufficientBalance,
     InvalidPixKey,
     PixgateError,
     ProviderUnavailable,
 )
-from pixgate.domain.labels import TransactionStatus
+from pixgate.core.labels import TransactionStatus
+from pixgate.core.pix_keys import SplitKeyType
+from pixgate.core.settings import Settings
 from pixgate.domain.med import MedReason
-from pixgate.domain.pix_keys import SplitKeyType
 from pixgate.runtime import Runtime, build_runtime
 from pixgate.services import (
     cash_in,
@@ -32,7 +33,6 @@ from pixgate.services import (
     dict_transfer,
     med,
 )
-from pixgate.settings import Settings
 
 T = TypeVar("T")
 

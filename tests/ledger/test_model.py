@@ -32,7 +32,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from pixgate.settings import Settings
+from pixgate.core.settings import Settings
 from tests.ledger.model_money import MoneyRules
 from tests.ledger.model_returns import ReturnRules
 from tests.ledger.model_world import own_runtime

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pixgate.domain.errors import InsufficientBalance
+from pixgate.core.errors import InsufficientBalance
 from pixgate.ledger import journal, verify
 from pixgate.runtime import Runtime
 from tests.helpers import make_account

@@ -14,13 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pixgate.core.counterparts import Counterpart
+from pixgate.core.db.pool import Connection
+from pixgate.core.errors import InsufficientBalance, RefundAmountExceeded
+from pixgate.core.ids import new_end_to_end_id
 from pixgate.db import med as med_rows
 from pixgate.db import refunds as refund_rows
 from pixgate.db.jobs import DELIVER_WEBHOOK
-from pixgate.db.pool import Connection
-from pixgate.domain.counterparts import Counterpart
-from pixgate.domain.errors import InsufficientBalance, RefundAmountExceeded
-from pixgate.domain.ids import new_end_to_end_id
 from pixgate.domain.med import AnalysisResult, Bank, MedStatus
 from pixgate.domain.refunds import Natureza, RefundKind
 from pixgate.ledger import verify

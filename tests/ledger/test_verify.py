@@ -11,7 +11,7 @@ from decimal import Decimal
 
 import pytest
 
-from pixgate.db.pool import Connection
+from pixgate.core.db.pool import Connection
 from pixgate.ledger import verify
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime

@@ -33,7 +33,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from pixgate.db.pool import UNAVAILABLE, Database
+from pixgate.core.db.pool import UNAVAILABLE, Database
 from pixgate.runtime import Runtime
 from tests.helpers import SIMPLE_BODY, assert_general_error, bearer, cert_header, make_account
 from tests.processes import PIXGATE, free_port, running

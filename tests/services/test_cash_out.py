@@ -11,8 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from pixgate.db.jobs import SETTLE_PAYOUT
-from pixgate.domain.errors import (
+from pixgate.core.errors import (
     DailyLimitExceeded,
     DuplicateExternalId,
     InsufficientBalance,
@@ -20,7 +19,8 @@ from pixgate.domain.errors import (
     PixgateError,
     TransactionLimitExceeded,
 )
-from pixgate.domain.pix_keys import KeyType
+from pixgate.core.pix_keys import KeyType
+from pixgate.db.jobs import SETTLE_PAYOUT
 from pixgate.ledger import verify
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from pixgate.domain.errors import ChargeNotPayable, ValidationFailed
+from pixgate.core.errors import ChargeNotPayable, ValidationFailed
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime
 from pixgate.services import accounts, cash_in, charges

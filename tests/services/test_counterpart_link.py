@@ -13,7 +13,7 @@ import asyncpg
 import httpx
 import pytest
 
-from pixgate.domain.errors import NotFound
+from pixgate.core.errors import NotFound
 from pixgate.runtime import Runtime
 from pixgate.services import refunds
 from tests.api.test_cash_in import create_charge, split

@@ -8,8 +8,8 @@ from decimal import Decimal
 
 import pytest
 
+from pixgate.core.errors import InvalidCredentials, NotFound
 from pixgate.db import webhook_endpoints as webhook_rows
-from pixgate.domain.errors import InvalidCredentials, NotFound
 from pixgate.runtime import Runtime
 from pixgate.services import auth, cash_in, charges, webhooks
 from tests.helpers import make_account

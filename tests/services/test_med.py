@@ -9,8 +9,8 @@ from decimal import Decimal
 
 import pytest
 
-from pixgate.domain.errors import Conflict, NotFound
-from pixgate.domain.ids import new_end_to_end_id, new_txid
+from pixgate.core.errors import Conflict, NotFound
+from pixgate.core.ids import new_end_to_end_id, new_txid
 from pixgate.domain.med import AnalysisResult, MedCase, MedReason, MedStatus
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime

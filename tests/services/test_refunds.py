@@ -10,8 +10,8 @@ from decimal import Decimal
 import httpx
 import pytest
 
+from pixgate.core.errors import RefundAmountExceeded
 from pixgate.db import refunds as refund_rows
-from pixgate.domain.errors import RefundAmountExceeded
 from pixgate.domain.med import AnalysisResult, MedCase, MedReason
 from pixgate.domain.refunds import Natureza
 from pixgate.ledger import verify

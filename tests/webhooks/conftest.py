@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pixgate.db.pool import Connection
+from pixgate.core.db.pool import Connection
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks import destinations
 from tests.builders import count_sent

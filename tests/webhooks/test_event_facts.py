@@ -12,10 +12,10 @@ from typing import Any
 import orjson
 import pytest
 
-from pixgate.db.pool import Connection
+from pixgate.core.db.pool import Connection
+from pixgate.core.money import json_number
 from pixgate.domain import event_facts
 from pixgate.domain import webhook_payloads as payloads
-from pixgate.domain.money import json_number
 from pixgate.domain.webhooks import EventType, WebhookVersion
 from pixgate.runtime import Runtime
 from pixgate.services import events

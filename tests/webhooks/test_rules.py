@@ -9,8 +9,8 @@ from decimal import Decimal
 import pytest
 
 from pixgate.api.schemas import webhooks as schemas
+from pixgate.core.errors import InvalidWebhookConfig, UnsafeWebhookDestination
 from pixgate.domain import webhooks as rules
-from pixgate.domain.errors import InvalidWebhookConfig, UnsafeWebhookDestination
 from pixgate.webhooks import verify_signature
 from tests.webhooks import refused_config as refused
 

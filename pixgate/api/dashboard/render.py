@@ -29,11 +29,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from pixgate.api.dashboard import messages
 from pixgate.api.dashboard import session as sessions
 from pixgate.api.deps import RuntimeDep
-from pixgate.api.errors import request_id
-from pixgate.api.json_body import NUL_REASON
-from pixgate.api.routing import PixgateRoute
-from pixgate.db.pool import LOST_RACES, UNAVAILABLE
-from pixgate.domain.errors import DatabaseUnavailable, PixgateError, TryAgain, ValidationFailed
+from pixgate.core.db.pool import LOST_RACES, UNAVAILABLE
+from pixgate.core.errors import DatabaseUnavailable, PixgateError, TryAgain, ValidationFailed
+from pixgate.core.http.errors import request_id
+from pixgate.core.http.json_body import NUL_REASON
+from pixgate.core.http.routing import PixgateRoute
 from pixgate.runtime import Runtime
 from pixgate.services import auth
 

@@ -15,7 +15,6 @@ from pixgate.api.routes import (
     dict_transfer,
     locations,
     med,
-    ops,
     refund_in,
     sandbox_dict,
     sandbox_med,
@@ -23,6 +22,7 @@ from pixgate.api.routes import (
     transactions,
     webhooks,
 )
+from pixgate.core.http import ops
 
 ROUTERS: list[APIRouter] = [
     auth.router,

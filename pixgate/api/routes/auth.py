@@ -17,11 +17,11 @@ import orjson
 from fastapi import APIRouter, Header, Request, Response
 from pydantic import ValidationError
 
-from pixgate.api import rate_limit
 from pixgate.api.deps import RuntimeDep
-from pixgate.api.errors import EnvelopeRoute, openapi_responses
 from pixgate.api.schemas.auth import TokenRequest, TokenResponse
-from pixgate.domain import errors
+from pixgate.core import errors
+from pixgate.core.http import rate_limit
+from pixgate.core.http.errors import EnvelopeRoute, openapi_responses
 from pixgate.services import auth
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep
-from pixgate.api.errors import CentralBankRoute
-from pixgate.api.responses import JSONResponse, exact
 from pixgate.api.schemas.balances import AccountBalances, StandardBalance
-from pixgate.api.schemas.errors import SimpleError
+from pixgate.core.http.error_schemas import SimpleError
+from pixgate.core.http.errors import CentralBankRoute
+from pixgate.core.http.responses import JSONResponse, exact
 from pixgate.services import balances
 
 router = APIRouter(

@@ -9,10 +9,10 @@ import segno
 from fastapi import APIRouter
 
 from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
-from pixgate.api.errors import EnvelopeRoute, openapi_responses
 from pixgate.api.schemas.cash_in import CashInRequest, CashInResponse
-from pixgate.api.schemas.common import iso
-from pixgate.domain import errors
+from pixgate.core import errors
+from pixgate.core.http.errors import EnvelopeRoute, openapi_responses
+from pixgate.core.http.schemas import iso
 from pixgate.services import cash_in
 
 router = APIRouter(route_class=EnvelopeRoute, tags=["cash-in"])

@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
-from pixgate.api.errors import EnvelopeRoute, openapi_responses
 from pixgate.api.schemas.cash_out import CashOutRequest, CashOutResponse
-from pixgate.domain import errors
+from pixgate.core import errors
+from pixgate.core.http.errors import EnvelopeRoute, openapi_responses
 from pixgate.services import cash_out
 
 router = APIRouter(route_class=EnvelopeRoute, tags=["cash-out"])

@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
-from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas.cash_out_qrcode import QrCashOutRequest, QrCashOutResponse
-from pixgate.api.schemas.errors import ApiError
+from pixgate.core.http.error_schemas import ApiError
+from pixgate.core.http.routing import PixgateRoute
 from pixgate.services import cash_out_qrcode
 
 router = APIRouter(route_class=PixgateRoute, tags=["cash-out"])

@@ -7,9 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 
 from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
-from pixgate.api.errors import CentralBankRoute
 from pixgate.api.schemas.cob import CobPatch, CobRequest, CobResponse
-from pixgate.api.schemas.errors import SimpleError
+from pixgate.core.http.error_schemas import SimpleError
+from pixgate.core.http.errors import CentralBankRoute
 from pixgate.services import cob
 
 router = APIRouter(

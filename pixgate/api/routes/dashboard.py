@@ -17,8 +17,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from pixgate.api import rate_limit
-from pixgate.api.allow import declared_methods
 from pixgate.api.dashboard import messages
 from pixgate.api.dashboard import session as sessions
 from pixgate.api.dashboard.render import (
@@ -35,7 +33,7 @@ from pixgate.api.deps import RuntimeDep
 from pixgate.api.routes.cash_in import qr_code_png
 from pixgate.api.schemas.cash_in import CashInPayer, CashInTransaction
 from pixgate.api.schemas.transactions import TransactionPage
-from pixgate.domain.errors import (
+from pixgate.core.errors import (
     DuplicateExternalId,
     InvalidCredentials,
     NotFound,
@@ -43,6 +41,8 @@ from pixgate.domain.errors import (
     RateLimited,
     ValidationFailed,
 )
+from pixgate.core.http import rate_limit
+from pixgate.core.http.allow import declared_methods
 from pixgate.runtime import Runtime
 from pixgate.services import accounts, auth, balances, cash_in, transactions
 

@@ -10,7 +10,6 @@ from fastapi import APIRouter, Path, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.datastructures import FormData
 
-from pixgate.api import rate_limit
 from pixgate.api.dashboard.render import (
     DashboardRoute,
     Signed,
@@ -22,8 +21,7 @@ from pixgate.api.dashboard.render import (
 from pixgate.api.dashboard.render import field as form_field
 from pixgate.api.deps import RuntimeDep
 from pixgate.api.routes.webhooks import RESEND_RATE
-from pixgate.domain import webhooks as rules
-from pixgate.domain.errors import (
+from pixgate.core.errors import (
     Conflict,
     InvalidWebhookConfig,
     NoWebhookDestination,
@@ -31,7 +29,9 @@ from pixgate.domain.errors import (
     ValidationFailed,
     WebhookLimitReached,
 )
-from pixgate.domain.masking import mask_header_values
+from pixgate.core.http import rate_limit
+from pixgate.core.masking import mask_header_values
+from pixgate.domain import webhooks as rules
 from pixgate.runtime import Runtime
 from pixgate.services import webhooks
 from pixgate.services.webhooks.events import DELIVERY_STATES

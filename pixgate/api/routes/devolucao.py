@@ -12,11 +12,11 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Response
 
 from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
-from pixgate.api.errors import CentralBankRoute, Family, openapi_responses
-from pixgate.api.schemas.common import iso
 from pixgate.api.schemas.refunds import DevolucaoRequest, DevolucaoResponse, Horario
-from pixgate.domain import errors
-from pixgate.domain.money import format_amount
+from pixgate.core import errors
+from pixgate.core.http.errors import CentralBankRoute, Family, openapi_responses
+from pixgate.core.http.schemas import iso
+from pixgate.core.money import format_amount
 from pixgate.domain.refunds import (
     DEVOLUCAO_STATUS,
     END_TO_END_PATTERN,

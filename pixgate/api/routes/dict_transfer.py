@@ -13,16 +13,16 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header
 
 from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
-from pixgate.api.errors import CentralBankRoute, Family, openapi_responses
-from pixgate.api.responses import JSONResponse, exact
 from pixgate.api.schemas.dict_transfer import (
     DictTransferRequest,
     DictTransferResponse,
     is_uuid_v4,
 )
-from pixgate.api.schemas.errors import SimpleError
-from pixgate.domain import errors
-from pixgate.domain.money import to_cents
+from pixgate.core import errors
+from pixgate.core.http.error_schemas import SimpleError
+from pixgate.core.http.errors import CentralBankRoute, Family, openapi_responses
+from pixgate.core.http.responses import JSONResponse, exact
+from pixgate.core.money import to_cents
 from pixgate.services import dict_transfer
 
 router = APIRouter(

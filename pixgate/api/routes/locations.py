@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 
 from pixgate.api.deps import RuntimeDep
-from pixgate.api.errors import CentralBankRoute
-from pixgate.api.schemas.errors import SimpleError
-from pixgate.api.schemas.keys import JsonWebKeySet
+from pixgate.core.http.error_schemas import SimpleError
+from pixgate.core.http.errors import CentralBankRoute
+from pixgate.core.http.key_schemas import JsonWebKeySet
 from pixgate.services import locations
 
 router = APIRouter(route_class=CentralBankRoute, tags=["locations"])

@@ -6,14 +6,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from pixgate.api import rate_limit
 from pixgate.api.deps import CurrentAccount, RuntimeDep
-from pixgate.api.params import Page, PageSize
-from pixgate.api.responses import JSONResponse, exact
-from pixgate.api.routing import PixgateRoute
-from pixgate.api.schemas.common import Timestamp
-from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.med import MedItem, MedMetadata, MedPage
+from pixgate.core.http import rate_limit
+from pixgate.core.http.error_schemas import ApiError
+from pixgate.core.http.params import Page, PageSize
+from pixgate.core.http.responses import JSONResponse, exact
+from pixgate.core.http.routing import PixgateRoute
+from pixgate.core.http.schemas import Timestamp
 from pixgate.domain.med import MedStatus, wire
 from pixgate.services import med
 

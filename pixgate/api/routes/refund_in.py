@@ -12,13 +12,13 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 
 from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
-from pixgate.api.errors import Family, openapi_responses
-from pixgate.api.responses import JSONResponse, exact
-from pixgate.api.routing import PixgateRoute
-from pixgate.api.schemas.common import iso
 from pixgate.api.schemas.refunds import RefundInRequest, RefundInResponse
-from pixgate.domain import errors
-from pixgate.domain.money import to_decimal
+from pixgate.core import errors
+from pixgate.core.http.errors import Family, openapi_responses
+from pixgate.core.http.responses import JSONResponse, exact
+from pixgate.core.http.routing import PixgateRoute
+from pixgate.core.http.schemas import iso
+from pixgate.core.money import to_decimal
 from pixgate.services import refunds
 
 router = APIRouter(route_class=PixgateRoute, tags=["refunds"])

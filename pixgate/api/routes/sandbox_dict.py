@@ -8,9 +8,9 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
-from pixgate.api.routing import PixgateRoute
-from pixgate.api.schemas.common import DOCUMENT, EXAMPLE_CPF, ApiModel, example
-from pixgate.api.schemas.errors import ApiError
+from pixgate.core.http.error_schemas import ApiError
+from pixgate.core.http.routing import PixgateRoute
+from pixgate.core.http.schemas import DOCUMENT, EXAMPLE_CPF, ApiModel, example
 from pixgate.services import sandbox
 
 router = APIRouter(

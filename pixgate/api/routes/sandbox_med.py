@@ -8,10 +8,10 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
-from pixgate.api.responses import JSONResponse, exact
-from pixgate.api.routing import PixgateRoute
-from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.med import MedItem, SandboxMedAnalysis, SandboxMedRequest
+from pixgate.core.http.error_schemas import ApiError
+from pixgate.core.http.responses import JSONResponse, exact
+from pixgate.core.http.routing import PixgateRoute
 from pixgate.domain.med import wire
 from pixgate.services import med
 

@@ -15,10 +15,6 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
-from pixgate.api.responses import JSONResponse, exact
-from pixgate.api.routing import PixgateRoute
-from pixgate.api.schemas.common import iso
-from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.refunds import RefundOutRequest, RefundOutResponse
 from pixgate.api.schemas.sandbox_pix import (
     Received,
@@ -26,7 +22,11 @@ from pixgate.api.schemas.sandbox_pix import (
     SandboxPayer,
     SandboxPayRequest,
 )
-from pixgate.domain.money import to_decimal
+from pixgate.core.http.error_schemas import ApiError
+from pixgate.core.http.responses import JSONResponse, exact
+from pixgate.core.http.routing import PixgateRoute
+from pixgate.core.http.schemas import iso
+from pixgate.core.money import to_decimal
 from pixgate.services import charges, refunds
 
 router = APIRouter(

@@ -7,11 +7,11 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query
 
 from pixgate.api.deps import CurrentAccount, RuntimeDep
-from pixgate.api.params import Day, Page, PageSize
-from pixgate.api.responses import JSONResponse, exact
-from pixgate.api.routing import PixgateRoute
-from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.transactions import TransactionPage
+from pixgate.core.http.error_schemas import ApiError
+from pixgate.core.http.params import Day, Page, PageSize
+from pixgate.core.http.responses import JSONResponse, exact
+from pixgate.core.http.routing import PixgateRoute
 from pixgate.services import transactions
 
 router = APIRouter(

@@ -13,16 +13,16 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
 from fastapi.openapi.models import Example
 
-from pixgate.api import rate_limit
 from pixgate.api.deps import CurrentAccount, RuntimeDep
-from pixgate.api.params import Page, PageSize
-from pixgate.api.routing import PixgateRoute
 from pixgate.api.schemas import webhooks as schemas
-from pixgate.api.schemas.common import Timestamp, iso
-from pixgate.api.schemas.errors import ApiError
 from pixgate.api.schemas.transactions import PageMetadata
+from pixgate.core.http import rate_limit
+from pixgate.core.http.error_schemas import ApiError
+from pixgate.core.http.params import Page, PageSize
+from pixgate.core.http.routing import PixgateRoute
+from pixgate.core.http.schemas import Timestamp, iso
+from pixgate.core.masking import mask_header_values
 from pixgate.domain import webhooks as rules
-from pixgate.domain.masking import mask_header_values
 from pixgate.services import webhooks
 
 router = APIRouter(

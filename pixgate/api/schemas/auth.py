@@ -6,7 +6,7 @@ import uuid
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from pixgate.api.schemas.common import ApiModel
+from pixgate.core.http.schemas import ApiModel
 
 
 class TokenRequest(BaseModel):

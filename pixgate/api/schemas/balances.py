@@ -6,8 +6,8 @@ GET /accounts/balances is a hot route: each answer is validated once, by field n
 
 from __future__ import annotations
 
-from pixgate.api.schemas.common import BuiltModel, Money, iso
-from pixgate.domain.money import to_decimal
+from pixgate.core.http.schemas import BuiltModel, Money, iso
+from pixgate.core.money import to_decimal
 from pixgate.services.balances import Balance
 
 

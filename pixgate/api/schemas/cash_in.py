@@ -11,15 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.api.schemas.common import (
-    DOCUMENT,
-    EXAMPLE_CPF,
-    Amount,
-    ApiModel,
-    SplitValue,
-    example,
-)
-from pixgate.domain.pix_keys import SplitKeyType
+from pixgate.core.http.schemas import DOCUMENT, EXAMPLE_CPF, Amount, ApiModel, SplitValue, example
+from pixgate.core.pix_keys import SplitKeyType
 
 
 class CashInTransaction(BaseModel):

@@ -10,15 +10,8 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.api.schemas.common import (
-    DOCUMENT,
-    EXAMPLE_CPF,
-    BuiltModel,
-    PixAmount,
-    example,
-    iso,
-)
-from pixgate.domain.pix_keys import KeyType
+from pixgate.core.http.schemas import DOCUMENT, EXAMPLE_CPF, BuiltModel, PixAmount, example, iso
+from pixgate.core.pix_keys import KeyType
 from pixgate.services.outgoing import CashOut
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.api.schemas.cash_out import CashOutResponse
-from pixgate.api.schemas.common import DOCUMENT, PixAmount, example
+from pixgate.core.http.schemas import DOCUMENT, PixAmount, example
 from pixgate.domain import brcode
 
 EXAMPLE_CODE = brcode.encode(brcode.static("loja@example.com", "Loja Exemplo", "Sao Paulo", 1000))

@@ -19,10 +19,10 @@ from pydantic import (
     model_validator,
 )
 
-from pixgate.api.schemas.common import DOCUMENT, Amount, ApiModel, Money, example, iso
-from pixgate.domain.documents import is_valid_document, only_document_chars
-from pixgate.domain.money import to_decimal
-from pixgate.domain.pix_keys import DICT_KEY_PATTERN, MAX_EMAIL, dict_key_type
+from pixgate.core.documents import is_valid_document, only_document_chars
+from pixgate.core.http.schemas import DOCUMENT, Amount, ApiModel, Money, example, iso
+from pixgate.core.money import to_decimal
+from pixgate.core.pix_keys import DICT_KEY_PATTERN, MAX_EMAIL, dict_key_type
 from pixgate.services.dict_transfer import Transfer
 
 Ispb = Annotated[str, StringConstraints(pattern=r"^\d{8}$")]

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.api.schemas.common import Amount, ApiModel, CentralBankAmount, Money, example
+from pixgate.core.http.schemas import Amount, ApiModel, CentralBankAmount, Money, example
 from pixgate.domain.refunds import REFUND_ID_PATTERN, DevolucaoStatus, Natureza
 
 MAX_DESCRIPTION = 140

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.api.schemas.cash_out_qrcode import EXAMPLE_CODE
-from pixgate.api.schemas.common import (
+from pixgate.core.http.schemas import (
     DOCUMENT,
     EXAMPLE_PAYER,
     Amount,

@@ -12,11 +12,11 @@ from typing import Any
 
 from pydantic import Field
 
-from pixgate.api.schemas.common import BuiltModel, Money, iso
+from pixgate.core.http.schemas import BuiltModel, Money, iso
+from pixgate.core.labels import MOVEMENT_TYPES, OPERATION_LABELS, STATUS_LABELS
+from pixgate.core.masking import mask_document
+from pixgate.core.money import to_decimal
 from pixgate.db.transactions import Transaction
-from pixgate.domain.labels import MOVEMENT_TYPES, OPERATION_LABELS, STATUS_LABELS
-from pixgate.domain.masking import mask_document
-from pixgate.domain.money import to_decimal
 from pixgate.services.transactions import Page
 
 

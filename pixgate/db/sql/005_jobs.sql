@@ -2,7 +2,7 @@
 -- refund and event functions (040_payouts.sql, 050_refunds.sql, 030_events.sql) as well as
 -- pixgate/db/jobs.py, in the caller's transaction (the outbox), so what a job row holds is
 -- decided here once. No NOTIFY: one in a writing transaction would serialise the commits of
--- the whole database, so the caller wakes the workers after its commit (pixgate/db/notify.py).
+-- the whole database, so the caller wakes the workers after its commit (pixgate/core/db/notify.py).
 
 DROP FUNCTION IF EXISTS job_enqueue;
 

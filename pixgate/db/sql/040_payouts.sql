@@ -97,7 +97,7 @@ $$;
 -- are settled here too but never counted by the limits). No row when another run already
 -- settled it. p_counterpart, the counterpart the bank names (NULL: the row's stays), comes
 -- with its link, p_counterpart_ispb and p_counterpart_account (our account's id, or NULL):
--- the three are written together (pixgate/domain/counterparts.py).
+-- the three are written together (pixgate/core/counterparts.py).
 CREATE FUNCTION settle_payout(
     p_id bigint, p_status text, p_end_to_end_id text, p_counterpart jsonb,
     p_error_code text, p_error_message text, p_processed_at timestamptz,

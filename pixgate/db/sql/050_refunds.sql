@@ -47,7 +47,7 @@ $$;
 -- (pixgate/services/cash_out_qrcode.py), so the payer's WITHDRAW and the receiver's PAYMENT
 -- share one end-to-end id, and each links the other as its counterpart: the gateway's ISPB
 -- (p_ispb) in counterpart_ispb and the other's account in counterpart_account_id, written
--- from one Counterpart (pixgate/domain/counterparts.py); the `counterpart` document is never
+-- from one Counterpart (pixgate/core/counterparts.py); the `counterpart` document is never
 -- read here. The CONFIRMED row on the other side of p_tx (the WITHDRAW of a PAYMENT, the
 -- PAYMENT of a WITHDRAW), found on ix_transactions_counterpart_account and not locked; NULL
 -- for a PIX sent to or received from another bank.

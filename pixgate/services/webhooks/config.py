@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pixgate.core.db.pool import Connection
+from pixgate.core.errors import Conflict, NotFound, WebhookLimitReached
 from pixgate.db import webhook_endpoints as rows
-from pixgate.db.pool import Connection
 from pixgate.db.webhook_endpoints import Endpoint
 from pixgate.domain import webhooks as rules
-from pixgate.domain.errors import Conflict, NotFound, WebhookLimitReached
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks.transport import check_url
 

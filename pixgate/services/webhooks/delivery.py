@@ -16,12 +16,12 @@ from datetime import datetime, timedelta
 import orjson
 import structlog
 
+from pixgate.core.db.pool import Connection
+from pixgate.core.money import json_number
 from pixgate.db import webhooks as rows
-from pixgate.db.pool import Connection
 from pixgate.domain import event_facts
 from pixgate.domain import webhook_payloads as payloads
 from pixgate.domain import webhooks as rules
-from pixgate.domain.money import json_number
 from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks.config import _signing_secrets

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
+from pixgate.core.db.pool import Connection
+from pixgate.core.errors import NotFound, NoWebhookDestination, ValidationFailed
 from pixgate.db import webhooks as rows
-from pixgate.db.pool import Connection
 from pixgate.domain import webhooks as rules
-from pixgate.domain.errors import NotFound, NoWebhookDestination, ValidationFailed
 from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks.config import _signing_secrets

@@ -35,8 +35,8 @@ import httpcore
 import httpx
 import structlog
 
+from pixgate.core.errors import InvalidWebhookConfig, UnsafeWebhookDestination
 from pixgate.domain import webhooks as rules
-from pixgate.domain.errors import InvalidWebhookConfig, UnsafeWebhookDestination
 from pixgate.runtime import Runtime
 from pixgate.services.webhooks import destinations
 

@@ -1,0 +1,24 @@
+"""`hold_payout()`: a payout's PENDING row, settlement job, hold and limit check in one call.
+
+These functions are not defined here any more: they live, with every other money rule, in
+`pixgate/db/sql/*.sql`, which `pixgate db upgrade` applies after the migrations whenever a
+file changes (`pixgate.core.db.sql_files`). A database that ran this migration before keeps the
+old version until then; one migrated now gets the functions from the files.
+
+Revision ID: 0007
+Revises: 0006
+Create Date: 2026-11-23
+"""
+
+revision = "0007"
+down_revision = "0006"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    """Nothing: the functions come from `pixgate/db/sql/`."""
+
+
+def downgrade() -> None:
+    """Nothing: the functions belong to `pixgate/db/sql/`."""

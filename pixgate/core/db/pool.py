@@ -1,0 +1,213 @@
+"""The asyncpg pool and the two ways services use it: a transaction, or a plain read."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Hashable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import asyncpg
+import orjson
+
+from pixgate.core.db.notify import Notifier, take_requests
+from pixgate.core.db.row_queue import RowQueues
+from pixgate.core.money import json_number
+from pixgate.db.batches import Batcher, Item, Result, Statement
+
+if TYPE_CHECKING:
+    from asyncpg.pool import PoolConnectionProxy
+
+    Connection: TypeAlias = PoolConnectionProxy[asyncpg.Record]
+    RawConnection: TypeAlias = asyncpg.Connection[asyncpg.Record]
+    Pool: TypeAlias = asyncpg.Pool[asyncpg.Record]
+else:
+    Connection = RawConnection = asyncpg.Connection
+    Pool = asyncpg.Pool
+
+
+UNAVAILABLE: tuple[type[Exception], ...] = (
+    OSError,  # refused, reset, unreachable: the server is down or restarting
+    TimeoutError,  # no connection within the connect timeout
+    asyncpg.PostgresConnectionError,  # a connection lost mid-statement
+    asyncpg.exceptions.OperatorInterventionError,  # shutting down, starting up, crashed
+    asyncpg.exceptions.TooManyConnectionsError,
+    # A server shutting down sends its idle connections an error before it closes them;
+    # asyncpg's protocol cannot take an error it did not ask for, and a statement sent on
+    # such a connection before the close arrives raises this, without sending anything.
+    asyncpg.exceptions.InternalClientError,
+)
+"""What the database raises while it cannot be reached: callers answer 503 or retry later,
+and nothing was committed by a statement that raised one of these (a COMMIT that raised
+one may have landed, which is why every write is idempotent by key). A statement on a
+connection of `Database.begin()` or `.connection()` that was lost raises
+ConnectionDoesNotExistError, whatever asyncpg raised (see `lost`)."""
+
+
+LOST_RACE_STATES = frozenset({"40P01", "40001"})
+"""SQLSTATEs of a transaction the database rolled back to break a deadlock or a serialization
+conflict: nothing it wrote stays, and the same request sent again goes through."""
+LOST_RACES: tuple[type[Exception], ...] = (
+    asyncpg.exceptions.DeadlockDetectedError,
+    asyncpg.exceptions.SerializationError,
+)
+"""The exceptions of LOST_RACE_STATES, as asyncpg raises them outside a batch."""
+OUT_OF_RANGE_STATE = "22003"
+"""SQLSTATE of a sum PostgreSQL cannot store (a bigint overflow, or the ledger's refusal of a
+credit past an account's largest total): the statement wrote nothing."""
+OUT_OF_RANGE = asyncpg.exceptions.NumericValueOutOfRangeError
+"""The exception of OUT_OF_RANGE_STATE, as asyncpg raises it outside a batch."""
+OUT_OF_RANGE_MESSAGE = (
+    "the operation would take a balance or a total past 92233720368547758.07, the most that "
+    "can be kept; nothing was written"
+)
+"""What the client is told: the database's own message may name another account."""
+
+
+async def _init_connection(conn: RawConnection) -> None:
+    """jsonb columns come and go as Python objects, encoded by orjson (fast, strict; an
+    amount, a `Decimal`, as the exact number it is)."""
+    await conn.set_type_codec(
+        "jsonb",
+        encoder=lambda v: b"\x01" + orjson.dumps(v, default=json_number),
+        decoder=lambda b: orjson.loads(b[1:]),
+        schema="pg_catalog",
+        format="binary",
+    )
+
+
+async def _keep_session(conn: RawConnection) -> None:
+    """Release a connection without asyncpg's reset query (one round trip per release).
+
+    The default reset runs `pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL`
+    every time a connection goes back to the pool: a second round trip for a one-query
+    read. pixgate leaves no session state behind: locks are `pg_advisory_xact_lock`,
+    cursors live inside transactions, settings are `SET LOCAL`, and the worker's listener
+    unlistens itself. asyncpg still rolls back a transaction left open and drops listener
+    callbacks before calling this. Code that needs session state must undo it itself.
+    """
+
+
+def lost(conn: Connection) -> bool:
+    """Whether the server closed `conn`. Ask this, not `conn.is_closed()`: the pool takes a
+    closed connection back at once, which detaches the proxy its user still holds, and
+    asking a detached proxy anything raises InterfaceError."""
+    try:
+        return conn.is_closed()
+    except asyncpg.InterfaceError:
+        return True
+
+
+def _gone(conn: Connection, exc: Exception) -> bool:
+    """Whether `exc`, raised on `conn`, means the connection is gone, not a misuse.
+
+    asyncpg reports a lost connection in two more ways than ConnectionDoesNotExistError. A
+    statement sent on a connection closed meanwhile (asyncpg checks before sending; the
+    ROLLBACK after a lost statement is one) raises a bare InterfaceError. And a connection
+    that got a shutting-down server's unasked-for error stays stuck waiting for the end of
+    it: its next statement raises InternalClientError ("another operation is in progress")
+    if it comes before the close. That connection is unusable: it is dropped here at once,
+    so the pool makes a new one."""
+    if isinstance(exc, asyncpg.exceptions.InternalClientError):
+        with contextlib.suppress(asyncpg.InterfaceError):  # already back in the pool
+            conn.terminate()
+        return True
+    return lost(conn)
+
+
+_MAYBE_GONE = (asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError)
+
+
+class Database:
+    """Owns the pool; `begin()` is the unit of work every service function opens once."""
+
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+        self._queues = RowQueues()
+        self._batchers: dict[Statement[Any, Any], Batcher[Any, Any]] = {}
+        self.notifier = Notifier(pool)
+
+    @classmethod
+    async def connect(
+        cls, dsn: str, *, min_size: int = 2, max_size: int = 20, connect_timeout: float = 5.0
+    ) -> Database:
+        """The pool; a connection it cannot make within `connect_timeout` raises TimeoutError
+        (one of UNAVAILABLE), so no caller waits for an unreachable server longer than that."""
+        pool = await asyncpg.create_pool(
+            dsn,
+            min_size=min_size,
+            max_size=max_size,
+            init=_init_connection,
+            statement_cache_size=512,
+            reset=_keep_session,
+            timeout=connect_timeout,
+        )
+        assert pool is not None
+        return cls(pool)
+
+    @asynccontextmanager
+    async def begin(self) -> AsyncIterator[Connection]:
+        """A connection inside a transaction: committed on exit, rolled back on error."""
+        async with self.pool.acquire() as conn:
+            try:
+                async with conn.transaction():
+                    yield conn
+            except _MAYBE_GONE as exc:
+                take_requests(conn)
+                if _gone(conn, exc):  # raised as what it is: one of UNAVAILABLE
+                    raise asyncpg.ConnectionDoesNotExistError(str(exc)) from exc
+                raise
+            except BaseException:
+                take_requests(conn)
+                raise
+            self._wake(conn)
+
+    @asynccontextmanager
+    async def queued(self, key: Hashable, *, urgent: bool = False) -> AsyncIterator[Connection]:
+        """A plain connection for one statement that locks the hot row `key` and commits on
+        its own, after this process's earlier statements on that row (see `row_queue`);
+        `urgent` ones (finishing accepted work) before the others.
+
+        The queue is taken before the pool connection, so waiting holds none and the pool
+        stays free for the work that is not queued (the job worker's reads, above all). No
+        code waits for a queue while it holds a pool connection, so a holder's wait for the
+        pool always ends."""
+        await self._queues.enter(key, urgent=urgent)
+        try:
+            async with self.connection() as conn:
+                yield conn
+        finally:
+            self._queues.leave(key)
+
+    def batcher(self, statement: Statement[Item, Result]) -> Batcher[Item, Result]:
+        """This pool's one batcher for `statement`: statements for one key (a hot row, or
+        reads of one table) sent together while one is in flight (see `batches`)."""
+        batcher = self._batchers.get(statement)
+        if batcher is None:
+            batcher = self._batchers[statement] = Batcher(self, statement)
+        return batcher
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[Connection]:
+        """A connection for reads, or for single statements that commit on their own."""
+        async with self.pool.acquire() as conn:
+            try:
+                yield conn
+            except _MAYBE_GONE as exc:
+                if _gone(conn, exc):  # raised as what it is: one of UNAVAILABLE
+                    raise asyncpg.ConnectionDoesNotExistError(str(exc)) from exc
+                raise
+            finally:
+                self._wake(conn)
+
+    def _wake(self, conn: Connection) -> None:
+        channels = take_requests(conn)
+        if channels:
+            self.notifier.notify(channels)
+
+    async def fetchrow(self, query: str, *args: Any) -> asyncpg.Record | None:
+        return await self.pool.fetchrow(query, *args)
+
+    async def close(self) -> None:
+        await self.notifier.close()
+        await self.pool.close()

@@ -1,0 +1,321 @@
+"""One place that turns every failure into the body of its route family.
+
+Three families, each a property of the router (its `route_class`), never decided per
+endpoint (docs/errors.md has the table):
+
+- `EnvelopeRoute`: the token, cash-in and cash-out routes answer the spec's full envelope
+  (`code`, `userMessage`, `details`, `errorCode` on business errors).
+- `CentralBankRoute`: the Central-Bank-style routes answer the spec's simple body,
+  `{statusCode, message, error}`, exactly.
+- every other route, and requests that match no route: the general envelope, the simple
+  body plus `code`, `timestamp`, `path`, `method` and `errorId`, with `message` always a
+  string (per-field failures in `details.violations`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from http import HTTPStatus
+from typing import Any
+
+import structlog
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from pixgate.core.db.pool import (
+    LOST_RACE_STATES,
+    LOST_RACES,
+    OUT_OF_RANGE,
+    OUT_OF_RANGE_MESSAGE,
+    UNAVAILABLE,
+)
+from pixgate.core.errors import (
+    DatabaseUnavailable,
+    InvalidAmount,
+    PixgateError,
+    TotalOutOfRange,
+    TryAgain,
+)
+from pixgate.core.http.allow import allowed_methods
+from pixgate.core.http.error_schemas import ApiError, ErrorEnvelope, SimpleError
+from pixgate.core.http.json_body import shown_key
+from pixgate.core.http.responses import JSONResponse
+from pixgate.core.http.routing import PixgateRoute
+from pixgate.db.batches import StatementFailed
+
+log = structlog.get_logger(__name__)
+
+_CODES_BY_STATUS = {
+    400: "HTTP_ERROR",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    409: "CONFLICT",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    422: "UNPROCESSABLE_ENTITY",
+    429: "RATE_LIMITED",
+    500: "INTERNAL_ERROR",
+    503: DatabaseUnavailable.code,
+}
+
+
+class Family(StrEnum):
+    ENVELOPE = "envelope"
+    CENTRAL_BANK = "central_bank"
+    GENERAL = "general"
+
+
+ERROR_MODELS: dict[Family, type[SimpleError]] = {
+    Family.ENVELOPE: ErrorEnvelope,
+    Family.CENTRAL_BANK: SimpleError,
+    Family.GENERAL: ApiError,
+}
+
+
+class EnvelopeRoute(PixgateRoute):
+    """Marks a router whose errors use the spec's full envelope."""
+
+    family = Family.ENVELOPE
+
+
+class CentralBankRoute(PixgateRoute):
+    """Marks a router of the Central-Bank-style family: the simple body, nothing more."""
+
+    family = Family.CENTRAL_BANK
+
+
+def family_of(request: Request) -> Family:
+    family: Family = getattr(request.scope.get("route"), "family", Family.GENERAL)
+    return family
+
+
+def request_id(request: Request) -> str:
+    rid = getattr(request.state, "request_id", None)
+    return str(rid) if rid else str(uuid.uuid4())
+
+
+def render(
+    request: Request,
+    status: int,
+    *,
+    code: str,
+    message: str | list[str],
+    user_message: str,
+    details: dict[str, Any] | None = None,
+    business: bool = False,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    reason = HTTPStatus(status).phrase
+    family = family_of(request)
+    body: dict[str, Any] = {"statusCode": status}
+    if family is Family.CENTRAL_BANK:
+        body |= {"message": message, "error": reason}
+        return JSONResponse(body, status_code=status, headers=headers)
+    if family is Family.GENERAL and isinstance(message, list):
+        details = {"violations": message, **(details or {})}
+        message = "; ".join(message)
+    body |= {
+        "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        "path": request.url.path,
+        "method": request.method,
+        "code": code,
+        "message": message,
+    }
+    if family is Family.ENVELOPE:
+        body["userMessage"] = user_message
+    body["errorId"] = request_id(request)
+    body["error"] = reason
+    if details is not None:
+        body["details"] = details
+    if business and family is Family.ENVELOPE:
+        body["errorCode"] = code
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+MAX_VIOLATIONS = 10
+"""Problems an answer lists; a count stands for the rest, so the answer stays a few KB."""
+
+
+def validation_messages(errors: list[Any]) -> list[str]:
+    """Pydantic errors as `field: reason` lines, the first `MAX_VIOLATIONS` and a count."""
+    messages = []
+    for error in errors[:MAX_VIOLATIONS]:
+        loc = [part for part in error.get("loc", ()) if part not in ("body", "query", "path")]
+        field = ".".join(shown_key(str(part)) for part in loc) or "body"
+        text = str(error.get("msg", "invalid"))
+        if error.get("type") == "json_invalid":
+            field, text = "body", "malformed JSON"
+        messages.append(f"{field}: {text}")
+    if len(errors) > MAX_VIOLATIONS:
+        messages.append(f"body: {len(errors) - MAX_VIOLATIONS} more problems not listed")
+    return messages
+
+
+async def on_pixgate_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, PixgateError)
+    if exc.status >= 500:
+        log.error("request.failed", code=exc.code, message=exc.message)
+    return answer(request, exc)
+
+
+def answer(request: Request, exc: PixgateError) -> JSONResponse:
+    """`exc` in the route's error shape, with its headers."""
+    return render(
+        request,
+        exc.status,
+        code=exc.code,
+        message=exc.message,
+        user_message=exc.user_message,
+        details=exc.details,
+        business=exc.business,
+        headers=exc.headers(),
+    )
+
+
+CODED_FAILURES: dict[str, type[PixgateError]] = {InvalidAmount.code: InvalidAmount}
+"""pydantic error types that name a business error (`schemas.common.PixAmount`): a request
+whose every failure is of one of them answers that error, with the same `field: reason`
+lines, as the spec's cash-outs answer a bad amount."""
+
+
+async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = list(exc.errors())
+    messages = validation_messages(errors)
+    kinds = {error.get("type") for error in errors}
+    coded = CODED_FAILURES.get(str(kinds.pop())) if len(kinds) == 1 else None
+    if coded is not None:
+        return answer(request, coded(messages))
+    return render(
+        request,
+        400,
+        code="HTTP_ERROR",
+        message=messages,
+        user_message="Some fields are invalid.",
+    )
+
+
+async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    status = exc.status_code
+    detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(status).phrase
+    headers = dict(exc.headers) if exc.headers else {}
+    if status == 405:
+        headers["Allow"] = allowed_methods(request, headers.get("Allow"))
+    return render(
+        request,
+        status,
+        code=_CODES_BY_STATUS.get(status, "HTTP_ERROR"),
+        message=detail,
+        user_message=HTTPStatus(status).description or detail,
+        headers=headers or None,
+    )
+
+
+async def on_database_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    """The database could not be reached: a 503 with Retry-After, never a 500 (the client
+    sends the same request again; every write is idempotent by its key)."""
+    log.warning("request.database_unavailable", error=repr(exc))
+    return answer(
+        request, DatabaseUnavailable("the database cannot be reached; send the request again")
+    )
+
+
+async def on_out_of_range(request: Request, exc: Exception) -> JSONResponse:
+    """A sum the database could not store (a balance, a day's outgoing total): the statement
+    wrote nothing and the request rolled back, so it is the client's 400, never a 500."""
+    log.warning("request.out_of_range", error=repr(exc))
+    return answer(request, TotalOutOfRange(OUT_OF_RANGE_MESSAGE))
+
+
+async def on_lost_race(request: Request, exc: Exception) -> JSONResponse:
+    """A deadlock or serialization failure the database broke by rolling this request back:
+    nothing was written, so it is the 503 of a race lost, which the client sends again."""
+    if isinstance(exc, StatementFailed) and exc.sqlstate not in LOST_RACE_STATES:
+        return await on_unexpected(request, exc)
+    log.warning("request.lost_race", error=repr(exc))
+    return answer(request, TryAgain("the request met a concurrent change; nothing was written"))
+
+
+async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+    """Never a stack trace to the client; the errorId leads to it in the log."""
+    log.exception("request.crashed", error_id=request_id(request))
+    return render(
+        request,
+        500,
+        code="INTERNAL_ERROR",
+        message="Internal server error",
+        user_message="Something went wrong. Please try again.",
+    )
+
+
+class AnswerUnexpected:
+    """Ends an unexpected exception with the family's 500, on a connection that stays open.
+
+    An `Exception` handler alone runs in Starlette's ServerErrorMiddleware, which sends the
+    handler's answer and then re-raises; uvicorn closes the connection of an application that
+    raised, so the client's next request on that keep-alive connection failed too. This
+    middleware sits inside the access middleware (the 500 is counted and logged there) and
+    outside the routes, and the exception ends here. One raised after the answer started
+    cannot be answered any more: it propagates, and dropping the connection is then the only
+    way to tell the client the body is incomplete.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:
+            if started:
+                raise
+            response = await on_unexpected(Request(scope), exc)
+            await response(scope, receive, send)
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(PixgateError, on_pixgate_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+    for unavailable in UNAVAILABLE:
+        app.add_exception_handler(unavailable, on_database_unavailable)
+    for lost_race in (*LOST_RACES, StatementFailed):
+        app.add_exception_handler(lost_race, on_lost_race)
+    app.add_exception_handler(OUT_OF_RANGE, on_out_of_range)
+    # Still the last resort for an exception raised by a middleware outside AnswerUnexpected.
+    app.add_exception_handler(Exception, on_unexpected)
+    app.add_middleware(AnswerUnexpected)
+
+
+def openapi_responses(
+    *errors: type[PixgateError], family: Family = Family.ENVELOPE
+) -> dict[int | str, dict[str, Any]]:
+    """`responses=` for a route, built from the error classes it can raise."""
+    by_status: dict[int, list[str]] = {}
+    for error in errors:
+        by_status.setdefault(error.status, []).append(error.code)
+    return {
+        status: {
+            "description": "Error codes: " + ", ".join(sorted(codes)),
+            "model": ERROR_MODELS[family],
+        }
+        for status, codes in by_status.items()
+    }

@@ -1,0 +1,179 @@
+"""PIX key formats: per keyType for cash-out, per split type, for DICT,
+for lookups by key, and the one canonical spelling a key is stored and matched in.
+
+Every check is on form. Cash-out takes document keys by form only (the settling bank
+judges the key); split keys are our own payouts, so their CPF/CNPJ check digits are
+verified here. Patterns are ASCII-only and matched against the whole string, so digits of
+other scripts and a trailing newline never pass.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from enum import StrEnum
+from typing import Literal
+
+from pixgate.core.documents import (
+    is_cnpj_form,
+    is_cpf_form,
+    is_valid_cnpj,
+    is_valid_cpf,
+    only_document_chars,
+)
+
+MAX_EMAIL = 77
+"""The DICT's limit for an e-mail key (and for any key: the `chave` of a cob)."""
+
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+# RFC 5322 dot-atom local part (no quoted strings: no PSP accepts them as keys) and a DNS
+# host name with at least one dot and an alphabetic top-level label.
+_EMAIL = re.compile(rf"(?=[^@]{{1,64}}@){_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}\.)+[A-Za-z]{{2,63}}")
+_PHONE = re.compile(r"[0-9]{10,11}")
+_PHONE_E164 = re.compile(r"\+55[0-9]{10,11}")
+_HEX = "[0-9A-Fa-f]"
+_UUID_HYPHENATED = re.compile(rf"{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}")
+_UUID_PLAIN = re.compile(rf"{_HEX}{{32}}")
+
+DICT_KEY_PATTERN = (
+    r"^(?:[0-9]{11}|[0-9A-Z]{12}[0-9]{2}|\+55[0-9]{10,11}"
+    rf"|{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}"
+    rf"|{_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}\.)+[A-Za-z]{{2,63}})$"
+)
+"""`dict_key_type`'s formats as one JSON Schema (ECMA 262) pattern, for the OpenAPI document:
+the e-mail's 64-character local part is left to the 77-character limit of the field."""
+
+DictKeyType = Literal["CPF", "CNPJ", "EMAIL", "PHONE", "EVP"]
+DetectedKeyType = Literal["CPF", "CNPJ", "PHONE", "EMAIL", "RANDOM"]
+
+
+class KeyType(StrEnum):
+    """`details.keyType` of a cash-out."""
+
+    DOCUMENT = "DOCUMENT"
+    EMAIL = "EMAIL"
+    PHONE = "PHONE"
+    RANDOM = "RANDOM"
+
+
+class SplitKeyType(StrEnum):
+    """`splits[].pixKeyType` of a cash-in."""
+
+    EMAIL = "EMAIL"
+    PHONE = "PHONE"
+    CPF = "CPF"
+    CNPJ = "CNPJ"
+    RANDOM = "RANDOM"
+
+
+def is_email(value: str) -> bool:
+    """A plausible e-mail key: `local@domain.tld`, at most 77 characters as the DICT allows."""
+    return len(value) <= MAX_EMAIL and _EMAIL.fullmatch(value) is not None
+
+
+def is_evp(value: str, *, allow_plain: bool = True) -> bool:
+    """A random key (EVP): a UUID in any case, hyphenated or, unless refused, as 32 hex."""
+    if _UUID_HYPHENATED.fullmatch(value):
+        return True
+    return allow_plain and _UUID_PLAIN.fullmatch(value) is not None
+
+
+def is_valid_cash_out_key(key: str, key_type: KeyType) -> bool:
+    """A key in the form its cash-out keyType asks for.
+
+    Documents by form only: a key is whatever the DICT holds, and its check digits are
+    the settling bank's to judge. Phones without `+55`, as the spec's table says.
+    """
+    match key_type:
+        case KeyType.DOCUMENT:
+            return is_cpf_form(key) or is_cnpj_form(key)
+        case KeyType.EMAIL:
+            return is_email(key)
+        case KeyType.PHONE:
+            return _PHONE.fullmatch(key) is not None
+        case KeyType.RANDOM:
+            return is_evp(key)
+
+
+def is_valid_split_key(key: str, key_type: SplitKeyType) -> bool:
+    """A split recipient's key; documents need correct check digits.
+
+    Splits are paid out later without the client watching, so a mistyped CPF/CNPJ is
+    caught at charge creation instead of failing a payout. Phones with or without `+55`.
+    """
+    match key_type:
+        case SplitKeyType.CPF:
+            return is_valid_cpf(key)
+        case SplitKeyType.CNPJ:
+            return is_valid_cnpj(key)
+        case SplitKeyType.EMAIL:
+            return is_email(key)
+        case SplitKeyType.PHONE:
+            return _PHONE.fullmatch(key) is not None or _PHONE_E164.fullmatch(key) is not None
+        case SplitKeyType.RANDOM:
+            return is_evp(key)
+
+
+def dict_key_type(key: str) -> DictKeyType | None:
+    """The DICT family's key formats, which are the Central Bank's own.
+
+    Phones must carry `+55` and EVPs must be hyphenated: that is how the DICT stores them,
+    and it is what removes the ambiguity between an 11-digit CPF and a mobile number.
+    """
+    if is_cpf_form(key):
+        return "CPF"
+    if is_cnpj_form(key):
+        return "CNPJ"
+    if _PHONE_E164.fullmatch(key):
+        return "PHONE"
+    if is_evp(key, allow_plain=False):
+        return "EVP"
+    if is_email(key):
+        return "EMAIL"
+    return None
+
+
+def detect_key_type(key: str) -> DetectedKeyType | None:
+    """The type of a key written in any spelling the public family accepts.
+
+    Eleven bare digits are both a CPF form and a mobile number: they are a CPF when the
+    check digits are right (a phone number passes by chance once in a hundred), a phone
+    otherwise. Ten digits or the `+55` form are always a phone.
+    """
+    if is_valid_cpf(key):
+        return "CPF"
+    if is_cnpj_form(key):
+        return "CNPJ"
+    if _PHONE.fullmatch(key) or _PHONE_E164.fullmatch(key):
+        return "PHONE"
+    if is_evp(key):
+        return "RANDOM"
+    if is_email(key):
+        return "EMAIL"
+    return None
+
+
+def normalize_key(key: str, key_type: str) -> str:
+    """One canonical spelling per key, so every spelling of a key matches the same rows.
+
+    `key_type` is any of the type names above (`DOCUMENT`, `CPF`, `CNPJ`, `EMAIL`, `PHONE`,
+    `RANDOM`, `EVP`), in any case. Documents: bare and uppercased. E-mails: lowercased, as
+    the DICT registers them. Phones: `+55` + digits. Random keys: the lowercase hyphenated
+    36-character UUID. Raises `ValueError` for an unknown type or a random key that is
+    not a UUID; other keys are expected to have been validated first.
+    """
+    value = key.strip()
+    match key_type.upper():
+        case "DOCUMENT" | "CPF" | "CNPJ":
+            return only_document_chars(value)
+        case "EMAIL":
+            return value.lower()
+        case "PHONE":
+            return f"+55{value.removeprefix('+55')}"
+        case "RANDOM" | "EVP":
+            if not is_evp(value):
+                raise ValueError(f"{key!r} is not a random key")
+            return str(uuid.UUID(value))
+        case _:
+            raise ValueError(f"unknown key type {key_type!r}")
