@@ -26,11 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' `drai
 
 from _common import DEFAULT_SERVER, cash_out_body, create_database, drop_database, table
 
+from pixgate.accounts.service import accounts
 from pixgate.api.app import create_app
 from pixgate.core.db import migrate
 from pixgate.core.settings import Settings
 from pixgate.runtime import build_runtime
-from pixgate.services import accounts
 from tests.support import drain
 
 POOL = 2  # every connection exists from the start, so every one gets a logger

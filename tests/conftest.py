@@ -19,11 +19,11 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from pixgate.accounts.rules.tokens import Revocations
 from pixgate.api.app import create_app
 from pixgate.core.clock import Clock
 from pixgate.core.db import migrate
 from pixgate.core.settings import Settings
-from pixgate.domain.tokens import Revocations
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime, build_runtime
 from tests.helpers import empty_database

@@ -11,11 +11,11 @@ from urllib.parse import quote
 
 import httpx
 
-from pixgate.db.accounts import TermsCache
+from pixgate.accounts.queries.accounts import TermsCache
+from pixgate.accounts.service import accounts
 from pixgate.db.batches import Batcher
 from pixgate.jobs.worker import Worker
 from pixgate.runtime import Runtime
-from pixgate.services import accounts
 
 SIMPLE_BODY = {"statusCode", "message", "error"}
 """The Central-Bank-style family's error body, exactly."""

@@ -16,8 +16,8 @@ from uuid import uuid4
 import pytest
 import structlog
 
+from pixgate.accounts.rules.certificates import issue_client_certificate
 from pixgate.core.logging import REDACTED, configure, redact, redact_text
-from pixgate.domain.certificates import issue_client_certificate
 
 ISSUED = issue_client_certificate("logs")
 CERT = ISSUED.certificate_pem

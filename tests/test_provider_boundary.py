@@ -14,7 +14,7 @@ import pytest
 from pixgate.core.db import sql_files
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pixgate"
-READERS = {"api/deps.py", "provider/sandbox.py"}
+READERS = {"accounts/routes/deps.py", "provider/sandbox.py"}
 """The modules that know what a scenario is: the header's parser and the sandbox bank."""
 CARRIERS = ("services", "db", "jobs", "ledger", "runtime.py")
 """Parts that hand the instructions on, or keep them, unread."""

@@ -27,9 +27,9 @@ from urllib.parse import quote, quote_plus
 
 import httpx
 
+from pixgate.accounts.rules.certificates import from_pem
+from pixgate.accounts.rules.tokens import TokenSigner
 from pixgate.domain import brcode
-from pixgate.domain.certificates import from_pem
-from pixgate.domain.tokens import TokenSigner
 from pixgate.runtime import Runtime
 from pixgate.webhooks import verify_signature
 from tests.processes import free_port

@@ -11,7 +11,8 @@ from importlib.resources import files
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from pixgate.api.deps import screen_request
+from pixgate.accounts.routes.deps import screen_request
+from pixgate.accounts.service import auth
 from pixgate.api.routes import ROUTERS
 from pixgate.api.routes.webhooks import register_openapi_webhooks
 from pixgate.core.http import errors, openapi
@@ -20,7 +21,6 @@ from pixgate.core.http.responses import JSONResponse
 from pixgate.core.settings import Settings
 from pixgate.jobs.worker import Worker
 from pixgate.runtime import Runtime, build_runtime, resolve_database_url
-from pixgate.services import auth
 
 DESCRIPTION = """\
 pixgate takes PIX payments (charges with BR Code / QR), sends payments to PIX keys,

@@ -25,7 +25,7 @@ from pixgate.core.settings import Settings
 from pixgate.runtime import Runtime, resolve_database_url
 
 if TYPE_CHECKING:
-    from pixgate.db.accounts import Account
+    from pixgate.accounts.queries.accounts import Account
 
 app = typer.Typer(no_args_is_help=True, help="pixgate: a self-hostable PIX payment gateway.")
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
@@ -133,7 +133,7 @@ def accounts_create(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Create an account with a credential and a client certificate (secrets shown once)."""
-    from pixgate.services import accounts
+    from pixgate.accounts.service import accounts
 
     created = run(lambda rt: accounts.create(rt, name=name, document=document, balance=balance))
     if as_json:
@@ -159,7 +159,7 @@ def accounts_create(
 @accounts_app.command("list")
 def accounts_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """List accounts with their balances."""
-    from pixgate.services import accounts
+    from pixgate.accounts.service import accounts
 
     rows = run(accounts.list_all)
     if as_json:
@@ -183,7 +183,7 @@ def accounts_show(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Show one account: balances, limits, fees, split frequency."""
-    from pixgate.services import accounts
+    from pixgate.accounts.service import accounts
 
     row = run(lambda rt: accounts.get(rt, account_id))
     data = _account_json(row)
@@ -210,9 +210,9 @@ def accounts_update(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Change limits, fees and split frequency."""
+    from pixgate.accounts.service import accounts
     from pixgate.core.labels import SplitFrequency
     from pixgate.core.money import to_cents
-    from pixgate.services import accounts
 
     changes: dict[str, Any] = {}
     for column, value in (
@@ -279,7 +279,7 @@ def credentials_create(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Create another credential for an account (the secret is shown once)."""
-    from pixgate.services import accounts
+    from pixgate.accounts.service import accounts
 
     created = run(lambda rt: accounts.create_credential(rt, account))
     data = {
@@ -296,7 +296,7 @@ def credentials_create(
 @credentials_app.command("revoke")
 def credentials_revoke(client_id: Annotated[str, typer.Argument(metavar="CLIENT_ID")]) -> None:
     """Revoke a credential: no new token can be issued with it."""
-    from pixgate.services import accounts
+    from pixgate.accounts.service import accounts
 
     run(lambda rt: accounts.revoke_credential(rt, client_id))
     typer.echo(f"credential {client_id} revoked")
@@ -309,7 +309,7 @@ def certs_register(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Register a client certificate for an account; prints its SHA-256 fingerprint."""
-    from pixgate.services import accounts
+    from pixgate.accounts.service import accounts
 
     text = pem.read_text()
     fingerprint = run(lambda rt: accounts.register_certificate(rt, account, text))
@@ -322,7 +322,7 @@ def certs_register(
 @certs_app.command("revoke")
 def certs_revoke(fingerprint: Annotated[str, typer.Argument(metavar="FINGERPRINT")]) -> None:
     """Revoke a certificate (any case, colons allowed)."""
-    from pixgate.services import accounts
+    from pixgate.accounts.service import accounts
 
     normalized = run(lambda rt: accounts.revoke_certificate(rt, fingerprint))
     typer.echo(f"certificate {normalized} revoked")

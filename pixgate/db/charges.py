@@ -16,11 +16,11 @@ from uuid import UUID
 
 import asyncpg
 
+from pixgate.accounts.queries.accounts import Account
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.db.pool import Connection
 from pixgate.core.labels import ChargeStatus
 from pixgate.core.money import SplitType
-from pixgate.db.accounts import Account
 from pixgate.db.transactions import Transaction
 
 OPEN_STATUSES = (ChargeStatus.PENDING, ChargeStatus.ATIVA)

@@ -11,6 +11,7 @@ from uuid import UUID
 
 import asyncpg
 
+from pixgate.accounts.queries.accounts import Terms
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.db.pool import (
     LOST_RACE_STATES,
@@ -22,7 +23,6 @@ from pixgate.core.db.pool import (
 from pixgate.core.errors import TotalOutOfRange, TryAgain
 from pixgate.core.labels import TransactionStatus
 from pixgate.db import limit_usage
-from pixgate.db.accounts import Terms
 from pixgate.db.batches import Statement, StatementFailed, read_by_key
 from pixgate.db.jobs import DELIVER_WEBHOOK, JobKind, SettlePayout, wake_workers
 from pixgate.db.transactions import Transaction

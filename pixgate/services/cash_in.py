@@ -20,6 +20,8 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
+from pixgate.accounts.queries import accounts as account_rows
+from pixgate.accounts.service import fees
 from pixgate.core.documents import is_valid_document, only_document_chars
 from pixgate.core.errors import NotFound, ValidationFailed
 from pixgate.core.ids import new_txid
@@ -33,14 +35,13 @@ from pixgate.core.money import (
     to_cents,
 )
 from pixgate.core.pix_keys import SplitKeyType, is_valid_split_key
-from pixgate.db import accounts as account_rows
 from pixgate.db import charges as charge_rows
 from pixgate.db import jobs
 from pixgate.db.charges import SplitRow
 from pixgate.domain import brcode
 from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import external_ids, fees
+from pixgate.services import external_ids
 from pixgate.services.charges import FEE_KEY
 from pixgate.services.locations import location_url, new_location_token
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from pixgate.accounts.service import fees
 from pixgate.core.documents import document_kind, only_document_chars
 from pixgate.core.errors import (
     ChargeNotPayable,
@@ -45,7 +46,7 @@ from pixgate.domain.webhooks import EventType
 from pixgate.ledger import journal
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import charges, events, external_ids, fees, limits
+from pixgate.services import charges, events, external_ids, limits
 from pixgate.services.cash_out import amount_of
 from pixgate.services.outgoing import FEE_KEY, CashOut, PendingPayout, hold_pending
 

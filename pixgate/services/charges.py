@@ -20,6 +20,9 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
+from pixgate.accounts.queries.accounts import Account
+from pixgate.accounts.queries.accounts import get as get_account
+from pixgate.accounts.service import fees
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.db.pool import Connection
 from pixgate.core.documents import document_kind, is_valid_document, only_document_chars
@@ -29,8 +32,6 @@ from pixgate.core.labels import ChargeStatus, TransactionKind
 from pixgate.core.money import InvalidAmount, amount_cents
 from pixgate.core.settings import Settings
 from pixgate.db import charges as charge_rows
-from pixgate.db.accounts import Account
-from pixgate.db.accounts import get as get_account
 from pixgate.db.charges import Charge
 from pixgate.db.transactions import Transaction
 from pixgate.domain import brcode
@@ -38,7 +39,7 @@ from pixgate.domain.webhooks import EventType
 from pixgate.ledger import journal
 from pixgate.provider.sandbox import synthetic_holder
 from pixgate.runtime import Runtime
-from pixgate.services import events, fees, splits
+from pixgate.services import events, splits
 from pixgate.services.locations import location_url
 
 FEE_KEY = "cash_in"

@@ -14,12 +14,12 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
+from pixgate.accounts.queries.accounts import get as get_account
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
 from pixgate.core.labels import ChargeStatus, TransactionKind
 from pixgate.core.money import to_cents
 from pixgate.db import charge_lifecycle, jobs
 from pixgate.db import charges as charge_rows
-from pixgate.db.accounts import get as get_account
 from pixgate.db.charges import Charge
 from pixgate.db.transactions import Transaction
 from pixgate.domain import brcode

@@ -22,6 +22,7 @@ from typing import Any
 
 import structlog
 
+from pixgate.accounts.service import fees
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.documents import only_document_chars
 from pixgate.core.errors import (
@@ -40,7 +41,7 @@ from pixgate.domain.webhooks import EventType
 from pixgate.provider import instructions as provider_instructions
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions, PaymentOrder
 from pixgate.runtime import Runtime
-from pixgate.services import events, fees, outgoing
+from pixgate.services import events, outgoing
 
 log = structlog.get_logger(__name__)
 

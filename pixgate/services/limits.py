@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pixgate.accounts.queries.accounts import Account, Terms
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import DailyLimitExceeded, NightLimitExceeded, TransactionLimitExceeded
 from pixgate.core.money import format_amount, to_cents
 from pixgate.core.settings import Settings
 from pixgate.db import limit_usage
-from pixgate.db.accounts import Account, Terms
 from pixgate.domain import limits
 
 

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
+from pixgate.accounts.service import fees
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import (
     DuplicateExternalId,
@@ -30,7 +31,7 @@ from pixgate.domain import limits
 from pixgate.domain.limits import Window
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import external_ids, fees
+from pixgate.services import external_ids
 from pixgate.services import limits as limit_rules
 
 # Every outgoing PIX is priced by the account's `cash_out` fee.

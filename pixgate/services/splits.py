@@ -24,13 +24,13 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from pixgate.accounts.queries import accounts as account_rows
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import InsufficientBalance
 from pixgate.core.labels import SplitFrequency, TransactionKind
 from pixgate.core.money import allocate_splits
 from pixgate.core.pix_keys import normalize_key
 from pixgate.core.settings import Settings
-from pixgate.db import accounts as account_rows
 from pixgate.db import charge_splits as split_rows
 from pixgate.db import jobs, payments
 from pixgate.db.charge_splits import Split

@@ -12,9 +12,9 @@ from typing import Any
 
 import httpx
 
+from pixgate.accounts.service import accounts
 from pixgate.domain.brcode import encode, static
 from pixgate.runtime import Runtime
-from pixgate.services import accounts
 from tests.helpers import bearer, make_account
 from tests.support import drain
 from tests.webhooks.receiver import Receiver

@@ -13,9 +13,9 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from pixgate.domain import certificates
+from pixgate.accounts.rules import certificates
+from pixgate.accounts.service import accounts
 from pixgate.runtime import Runtime
-from pixgate.services import accounts
 from tests.helpers import bearer, cert_header, make_account
 from tests.secret_hunt import self_signed
 
@@ -265,7 +265,7 @@ class TestCredentials:
         self, rt: Runtime, client: httpx.AsyncClient
     ) -> None:
         """Same work on both paths: a lookup and one HMAC compare (timing class, not timing)."""
-        from pixgate.services import auth as auth_service
+        from pixgate.accounts.service import auth as auth_service
 
         account = await make_account(rt)
         calls: list[str] = []

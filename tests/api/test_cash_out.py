@@ -11,9 +11,10 @@ from zoneinfo import ZoneInfo
 import httpx
 import pytest
 
+from pixgate.accounts.service import accounts
 from pixgate.db import payments
 from pixgate.runtime import Runtime
-from pixgate.services import accounts, payouts
+from pixgate.services import payouts
 from tests.helpers import balance, bearer, make_account, statements_waiting
 from tests.support import FixedClock, drain
 

@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from bench.hostile_shapes import SHAPES, cost_of
+from pixgate.accounts.service import accounts
 from pixgate.core.settings import Settings
 from pixgate.runtime import Runtime
-from pixgate.services import accounts
 from tests.helpers import cert_header, make_account
 from tests.processes import serving_process
 

@@ -8,8 +8,8 @@ import gc
 import httpx
 import pytest
 
+from pixgate.accounts.queries import accounts as account_rows
 from pixgate.api.app import app_from_environment
-from pixgate.db import accounts as account_rows
 from pixgate.runtime import Runtime
 from tests.helpers import assert_general_error, bearer, make_account, statements_waiting
 

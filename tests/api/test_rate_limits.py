@@ -9,8 +9,8 @@ import httpx
 import pytest
 import redis
 
+from pixgate.accounts.service import accounts
 from pixgate.runtime import Runtime
-from pixgate.services import accounts
 from tests.helpers import cert_header, make_account
 from tests.processes import serving_many
 

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 
+from pixgate.accounts.service import accounts
 from pixgate.runtime import Runtime
-from pixgate.services import accounts
 from tests.helpers import assert_general_error, bearer, make_account
 from tests.refunds import (
     account_with_pix,

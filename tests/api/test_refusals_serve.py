@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
+from pixgate.accounts.service import accounts
 from pixgate.runtime import Runtime
-from pixgate.services import accounts
 from tests.helpers import cert_header, make_account
 from tests.processes import serving
 

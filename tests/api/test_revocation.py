@@ -12,8 +12,8 @@ import time
 import httpx
 import pytest
 
+from pixgate.accounts.service import accounts, auth
 from pixgate.runtime import Runtime
-from pixgate.services import accounts, auth
 from tests.helpers import bearer, cert_header, make_account
 from tests.processes import PIXGATE, serving_many
 

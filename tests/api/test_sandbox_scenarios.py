@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, iter_route_contexts
 
-from pixgate.api.deps import sandbox_scenario
+from pixgate.accounts.routes.deps import sandbox_scenario
 from pixgate.domain import brcode
 from pixgate.domain.scenarios import SYNCHRONOUS
 from pixgate.runtime import Runtime

@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
+from pixgate.accounts.service import accounts
 from pixgate.db import payments
 from pixgate.runtime import Runtime
-from pixgate.services import accounts
 from tests.helpers import balance, bearer, make_account
 
 PATH = "/api/pix/cash-out"

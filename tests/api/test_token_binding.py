@@ -12,7 +12,7 @@ import httpx
 import pytest
 from fastapi.routing import APIRoute
 
-from pixgate.api.deps import current_principal
+from pixgate.accounts.routes.deps import current_principal
 from pixgate.api.routes import ROUTERS
 from pixgate.core.http.errors import Family
 from pixgate.runtime import Runtime

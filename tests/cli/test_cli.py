@@ -10,8 +10,8 @@ import asyncpg
 import pytest
 from typer.testing import CliRunner
 
+from pixgate.accounts.rules import certificates
 from pixgate.cli import app
-from pixgate.domain import certificates
 from pixgate.runtime import Runtime
 
 runner = CliRunner()

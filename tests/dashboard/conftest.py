@@ -11,7 +11,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from pixgate.services import accounts
+from pixgate.accounts.service import accounts
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 

@@ -15,9 +15,9 @@ import zxingcpp
 from fastapi import FastAPI
 from PIL import Image
 
+from pixgate.accounts.service import accounts
 from pixgate.api.dashboard import session as sessions
 from pixgate.runtime import Runtime
-from pixgate.services import accounts
 from tests.dashboard.conftest import Browser, Opener, csrf_of
 from tests.helpers import make_account
 from tests.webhooks import refused_config as refused

@@ -22,9 +22,9 @@ from typing import Any
 import httpx
 import pytest
 
-from pixgate.domain import certificates
+from pixgate.accounts.rules import certificates
+from pixgate.accounts.service import accounts
 from pixgate.runtime import Runtime
-from pixgate.services import accounts
 from tests.dashboard.conftest import csrf_of
 from tests.deploy.front import (
     CASH_OUT,

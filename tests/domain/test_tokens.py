@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pixgate.domain import tokens
-from pixgate.domain.tokens import InvalidToken, TokenSigner
+from pixgate.accounts.rules import tokens
+from pixgate.accounts.rules.tokens import InvalidToken, TokenSigner
 
 
 def _signer() -> TokenSigner:

@@ -20,15 +20,12 @@ from hypothesis.stateful import (
     rule,
 )
 
+from pixgate.accounts.service import accounts, balances
 from pixgate.core.errors import DailyLimitExceeded, PixgateError, TransactionLimitExceeded
 from pixgate.core.labels import TransactionStatus
 from pixgate.db.jobs import SETTLE_PAYOUT
 from pixgate.ledger import verify
-from pixgate.services import (
-    accounts,
-    balances,
-    sandbox,
-)
+from pixgate.services import sandbox
 from tests.helpers import empty_database, footprint
 from tests.ledger.model_world import (
     CENTS,

@@ -13,7 +13,7 @@ The model, in integer cents, knows for each call whether it must succeed or rais
 domain error: amounts of 0, above the balance, above what is left to refund, above the
 per-transaction or daily limit, refunds after the window, charges paid twice or expired.
 A refusal must write nothing. After every step the database must agree with the model:
-each account's available and blocked balances (read through `services.balances`), blocked
+each account's available and blocked balances (read through `accounts.service.balances`), blocked
 equal to the PENDING holds and MED blocks that make it up, what is left to refund of each
 PIX, the limits' counted volume per day, nothing negative, and `ledger.verify.problems()`
 empty (every balance equals its journal, every entry balances).

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from pixgate.accounts.service import accounts
 from pixgate.core.errors import (
     DailyLimitExceeded,
     DuplicateExternalId,
@@ -24,7 +25,7 @@ from pixgate.db.jobs import SETTLE_PAYOUT
 from pixgate.ledger import verify
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import accounts, cash_out
+from pixgate.services import cash_out
 from tests.helpers import footprint, make_account
 from tests.refunds import CPF, EVP, balance, stored
 from tests.services.test_refunds import memos

@@ -7,10 +7,11 @@ from decimal import Decimal
 
 import pytest
 
+from pixgate.accounts.service import accounts
 from pixgate.core.errors import ChargeNotPayable, ValidationFailed
 from pixgate.ledger import verify
 from pixgate.runtime import Runtime
-from pixgate.services import accounts, cash_in, charges
+from pixgate.services import cash_in, charges
 from tests.helpers import footprint, make_account
 from tests.refunds import CPF, balance, stored
 from tests.services.test_refunds import memos

@@ -26,16 +26,16 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from pixgate.accounts.routes.deps import RuntimeDep
+from pixgate.accounts.service import auth
 from pixgate.api.dashboard import messages
 from pixgate.api.dashboard import session as sessions
-from pixgate.api.deps import RuntimeDep
 from pixgate.core.db.pool import LOST_RACES, UNAVAILABLE
 from pixgate.core.errors import DatabaseUnavailable, PixgateError, TryAgain, ValidationFailed
 from pixgate.core.http.errors import request_id
 from pixgate.core.http.json_body import NUL_REASON
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.runtime import Runtime
-from pixgate.services import auth
 
 log = structlog.get_logger(__name__)
 

@@ -2,9 +2,8 @@
 
 from fastapi import APIRouter
 
+from pixgate.accounts.routes import auth, balances
 from pixgate.api.routes import (
-    auth,
-    balances,
     cash_in,
     cash_out,
     cash_out_qrcode,

@@ -8,7 +8,7 @@ import io
 import segno
 from fastapi import APIRouter
 
-from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.api.schemas.cash_in import CashInRequest, CashInResponse
 from pixgate.core import errors
 from pixgate.core.http.errors import EnvelopeRoute, openapi_responses

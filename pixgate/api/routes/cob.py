@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.api.schemas.cob import CobPatch, CobRequest, CobResponse
 from pixgate.core.http.error_schemas import SimpleError
 from pixgate.core.http.errors import CentralBankRoute

@@ -17,6 +17,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from pixgate.accounts.routes.deps import RuntimeDep
+from pixgate.accounts.service import accounts, auth, balances
 from pixgate.api.dashboard import messages
 from pixgate.api.dashboard import session as sessions
 from pixgate.api.dashboard.render import (
@@ -29,7 +31,6 @@ from pixgate.api.dashboard.render import (
     read_form,
     set_cookie,
 )
-from pixgate.api.deps import RuntimeDep
 from pixgate.api.routes.cash_in import qr_code_png
 from pixgate.api.schemas.cash_in import CashInPayer, CashInTransaction
 from pixgate.api.schemas.transactions import TransactionPage
@@ -44,7 +45,7 @@ from pixgate.core.errors import (
 from pixgate.core.http import rate_limit
 from pixgate.core.http.allow import declared_methods
 from pixgate.runtime import Runtime
-from pixgate.services import accounts, auth, balances, cash_in, transactions
+from pixgate.services import cash_in, transactions
 
 log = structlog.get_logger(__name__)
 

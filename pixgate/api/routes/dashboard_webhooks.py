@@ -10,6 +10,7 @@ from fastapi import APIRouter, Path, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.datastructures import FormData
 
+from pixgate.accounts.routes.deps import RuntimeDep
 from pixgate.api.dashboard.render import (
     DashboardRoute,
     Signed,
@@ -19,7 +20,6 @@ from pixgate.api.dashboard.render import (
     read_form,
 )
 from pixgate.api.dashboard.render import field as form_field
-from pixgate.api.deps import RuntimeDep
 from pixgate.api.routes.webhooks import RESEND_RATE
 from pixgate.core.errors import (
     Conflict,

@@ -11,7 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Response
 
-from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.api.schemas.refunds import DevolucaoRequest, DevolucaoResponse, Horario
 from pixgate.core import errors
 from pixgate.core.http.errors import CentralBankRoute, Family, openapi_responses

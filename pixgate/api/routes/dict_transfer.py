@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header
 
-from pixgate.api.deps import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.api.schemas.dict_transfer import (
     DictTransferRequest,
     DictTransferResponse,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from pixgate.api.deps import RuntimeDep
+from pixgate.accounts.routes.deps import RuntimeDep
 from pixgate.core.http.error_schemas import SimpleError
 from pixgate.core.http.errors import CentralBankRoute
 from pixgate.core.http.key_schemas import JsonWebKeySet

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from pixgate.api.deps import CurrentAccount, RuntimeDep
+from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep
 from pixgate.api.schemas.med import MedItem, MedMetadata, MedPage
 from pixgate.core.http import rate_limit
 from pixgate.core.http.error_schemas import ApiError

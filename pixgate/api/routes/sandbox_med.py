@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
 
-from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep, sandbox_only
 from pixgate.api.schemas.med import MedItem, SandboxMedAnalysis, SandboxMedRequest
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.responses import JSONResponse, exact

@@ -14,7 +14,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
 
-from pixgate.api.deps import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep, sandbox_only
 from pixgate.api.schemas.refunds import RefundOutRequest, RefundOutResponse
 from pixgate.api.schemas.sandbox_pix import (
     Received,

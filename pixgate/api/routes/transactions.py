@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
-from pixgate.api.deps import CurrentAccount, RuntimeDep
+from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep
 from pixgate.api.schemas.transactions import TransactionPage
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Day, Page, PageSize

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
 from fastapi.openapi.models import Example
 
-from pixgate.api.deps import CurrentAccount, RuntimeDep
+from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep
 from pixgate.api.schemas import webhooks as schemas
 from pixgate.api.schemas.transactions import PageMetadata
 from pixgate.core.http import rate_limit

@@ -29,7 +29,7 @@ from fastapi import FastAPI, routing
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
-from pixgate.api import deps
+from pixgate.accounts.routes import deps
 from pixgate.core.http.errors import ERROR_MODELS, Family
 
 SECURITY_SCHEMES: dict[str, dict[str, Any]] = {

@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import Field
 
-from pixgate.api.deps import RuntimeDep
+from pixgate.accounts.routes.deps import RuntimeDep
 from pixgate.core.errors import DatabaseUnavailable
 from pixgate.core.http.key_schemas import JsonWebKeySet
 from pixgate.core.http.responses import JSONResponse

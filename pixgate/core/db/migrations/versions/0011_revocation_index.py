@@ -1,7 +1,7 @@
 """Revoked credentials and certificates by time: every API process reads the recent ones.
 
 Each API process re-reads, about once a second, what was revoked within a token's
-lifetime (`services.auth.watch_revocations`); partial indexes keep that read proportional
+lifetime (`accounts.service.auth.watch_revocations`); partial indexes keep that read proportional
 to the revocations, not to every credential and certificate ever issued.
 
 Revision ID: 0011

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from pixgate.api.deps import CurrentAccount, RuntimeDep
-from pixgate.api.schemas.balances import AccountBalances, StandardBalance
+from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep
+from pixgate.accounts.schemas.balances import AccountBalances, StandardBalance
+from pixgate.accounts.service import balances
 from pixgate.core.http.error_schemas import SimpleError
 from pixgate.core.http.errors import CentralBankRoute
 from pixgate.core.http.responses import JSONResponse, exact
-from pixgate.services import balances
 
 router = APIRouter(
     route_class=CentralBankRoute, tags=["balances"], responses={401: {"model": SimpleError}}

@@ -17,12 +17,12 @@ import orjson
 from fastapi import APIRouter, Header, Request, Response
 from pydantic import ValidationError
 
-from pixgate.api.deps import RuntimeDep
-from pixgate.api.schemas.auth import TokenRequest, TokenResponse
+from pixgate.accounts.routes.deps import RuntimeDep
+from pixgate.accounts.schemas.auth import TokenRequest, TokenResponse
+from pixgate.accounts.service import auth
 from pixgate.core import errors
 from pixgate.core.http import rate_limit
 from pixgate.core.http.errors import EnvelopeRoute, openapi_responses
-from pixgate.services import auth
 
 
 class TokenRoute(EnvelopeRoute):

@@ -11,6 +11,10 @@ from datetime import UTC, datetime
 
 import structlog
 
+from pixgate.accounts.queries import credentials as credential_rows
+from pixgate.accounts.rules import certificates
+from pixgate.accounts.rules.tokens import InvalidToken, Revocations
+from pixgate.accounts.service.accounts import hash_secret
 from pixgate.core.db.pool import UNAVAILABLE
 from pixgate.core.errors import (
     AuthUpstreamUnavailable,
@@ -24,11 +28,7 @@ from pixgate.core.errors import (
     Unauthorized,
 )
 from pixgate.core.ids import client_id_of
-from pixgate.db import credentials as credential_rows
-from pixgate.domain import certificates
-from pixgate.domain.tokens import InvalidToken, Revocations
 from pixgate.runtime import Runtime
-from pixgate.services.accounts import hash_secret
 
 log = structlog.get_logger(__name__)
 

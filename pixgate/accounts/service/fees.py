@@ -10,10 +10,10 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from pixgate.accounts.queries import accounts as account_rows
 from pixgate.core.db.pool import Connection
 from pixgate.core.money import fee_for, to_cents
 from pixgate.core.settings import Settings
-from pixgate.db import accounts as account_rows
 
 
 async def for_operation(

@@ -6,9 +6,9 @@ GET /accounts/balances is a hot route: each answer is validated once, by field n
 
 from __future__ import annotations
 
+from pixgate.accounts.service.balances import Balance
 from pixgate.core.http.schemas import BuiltModel, Money, iso
 from pixgate.core.money import to_decimal
-from pixgate.services.balances import Balance
 
 
 class BalanceAmount(BuiltModel):

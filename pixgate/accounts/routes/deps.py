@@ -14,6 +14,7 @@ from fastapi import Depends, Header, Request
 from fastapi.dependencies.models import Dependant
 from pydantic import WithJsonSchema
 
+from pixgate.accounts.service import auth
 from pixgate.core.errors import NotFound, UnsupportedMediaType, ValidationFailed
 from pixgate.core.http import json_body
 from pixgate.core.http.json_body import NUL_REASON
@@ -22,7 +23,6 @@ from pixgate.core.http.routing import ExactJsonRequest
 from pixgate.domain import scenarios
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import auth
 
 
 async def get_runtime(request: Request) -> Runtime:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from pixgate.accounts.queries import accounts as account_rows
 from pixgate.core.errors import NotFound
-from pixgate.db import accounts as account_rows
 from pixgate.runtime import Runtime
 
 

@@ -18,7 +18,7 @@ EDITABLE = ("transaction_limit", "daily_limit", "night_limit", "fees", "split_fr
 @dataclass(frozen=True, slots=True)
 class Account:
     """An `accounts` row. Limits are cents (None: the settings' default); `fees` is
-    `{operation: {"fixed": "0.50", "percent": "1.0"}}` (`services.fees`)."""
+    `{operation: {"fixed": "0.50", "percent": "1.0"}}` (`accounts.service.fees`)."""
 
     id: int
     name: str

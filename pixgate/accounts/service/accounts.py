@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from pixgate.accounts.queries import accounts as account_rows
+from pixgate.accounts.queries import credentials as credential_rows
+from pixgate.accounts.queries.accounts import Account
+from pixgate.accounts.rules import certificates
 from pixgate.core import names
 from pixgate.core.documents import is_valid_document, only_document_chars
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
 from pixgate.core.money import InvalidAmount, to_cents
-from pixgate.db import accounts as account_rows
-from pixgate.db import credentials as credential_rows
-from pixgate.db.accounts import Account
-from pixgate.domain import certificates
 from pixgate.ledger import journal
 from pixgate.runtime import Runtime
 

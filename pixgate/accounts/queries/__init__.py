@@ -1,0 +1,1 @@
+"""Accounts: queries: named functions over a connection; they never commit."""

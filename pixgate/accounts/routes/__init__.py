@@ -1,0 +1,1 @@
+"""Accounts: HTTP routes: parse, call a service, shape the answer."""

@@ -1,0 +1,1 @@
+"""Accounts: pure rules: no I/O."""

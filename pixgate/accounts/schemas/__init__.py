@@ -1,0 +1,1 @@
+"""Accounts: wire schemas: what the routes read and write."""

@@ -1,0 +1,1 @@
+"""Accounts: use cases: each public function is one transaction."""
