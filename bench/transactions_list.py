@@ -5,7 +5,7 @@
 Creates a scratch database on the server (PIXGATE_BENCH_DATABASE_URL, default the local
 PostgreSQL), migrates it, loads one account with `--rows` transactions spread over 31 days
 (one INSERT ... SELECT generate_series), then times the service that answers
-GET /api/transactions (pixgate.services.transactions.statement: page query + count) for
+GET /api/transactions (pixgate.ledger.service.transactions.statement: page query + count) for
 the first page, deep pages and each filter. Baselines measured in the same run: a
 `SELECT 1` round trip and a primary-key lookup. Drops the database at the end.
 """
@@ -26,8 +26,8 @@ import asyncpg
 
 from pixgate.core.db import migrate
 from pixgate.core.settings import Settings
+from pixgate.ledger.service import transactions
 from pixgate.runtime import build_runtime
-from pixgate.services import transactions
 
 SERVER = os.environ.get(
     "PIXGATE_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"

@@ -24,7 +24,7 @@ from pixgate.api.app import create_app
 from pixgate.core.clock import Clock
 from pixgate.core.db import migrate
 from pixgate.core.settings import Settings
-from pixgate.ledger import verify
+from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime, build_runtime
 from tests.helpers import empty_database
 from tests.webhooks.receiver import Receiver

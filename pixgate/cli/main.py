@@ -334,7 +334,7 @@ def certs_revoke(fingerprint: Annotated[str, typer.Argument(metavar="FINGERPRINT
 @ledger_app.command("verify")
 def ledger_verify() -> None:
     """Check that every balance equals its journal and every entry balances; exit 1 if not."""
-    from pixgate.ledger import verify
+    from pixgate.ledger.service import verify
 
     async def check(rt: Runtime) -> list[str]:
         async with rt.db.connection() as conn:

@@ -21,7 +21,7 @@ from pixgate.core.counterparts import Counterpart
 from pixgate.core.db.pool import Connection
 from pixgate.core.labels import ChargeStatus
 from pixgate.core.money import SplitType
-from pixgate.db.transactions import Transaction
+from pixgate.ledger.queries.transactions import Transaction
 
 OPEN_STATUSES = (ChargeStatus.PENDING, ChargeStatus.ATIVA)
 """A charge in one of these states (cash_in, cob) can still be paid, until it expires."""

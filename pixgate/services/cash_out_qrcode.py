@@ -43,7 +43,7 @@ from pixgate.core.pix_keys import detect_key_type, normalize_key
 from pixgate.db import charges as charge_rows
 from pixgate.domain import brcode
 from pixgate.domain.webhooks import EventType
-from pixgate.ledger import journal
+from pixgate.ledger.queries import journal
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import charges, events, external_ids, limits

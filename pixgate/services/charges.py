@@ -33,10 +33,10 @@ from pixgate.core.money import InvalidAmount, amount_cents
 from pixgate.core.settings import Settings
 from pixgate.db import charges as charge_rows
 from pixgate.db.charges import Charge
-from pixgate.db.transactions import Transaction
 from pixgate.domain import brcode
 from pixgate.domain.webhooks import EventType
-from pixgate.ledger import journal
+from pixgate.ledger.queries import journal
+from pixgate.ledger.queries.transactions import Transaction
 from pixgate.provider.sandbox import synthetic_holder
 from pixgate.runtime import Runtime
 from pixgate.services import events, splits

@@ -21,8 +21,8 @@ from pixgate.core.money import to_cents
 from pixgate.db import charge_lifecycle, jobs
 from pixgate.db import charges as charge_rows
 from pixgate.db.charges import Charge
-from pixgate.db.transactions import Transaction
 from pixgate.domain import brcode
+from pixgate.ledger.queries.transactions import Transaction
 from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions
 from pixgate.runtime import Runtime
 from pixgate.services.expiry import status_at

@@ -36,8 +36,8 @@ from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import TransactionKind, TransactionStatus
 from pixgate.core.pix_keys import dict_key_type, normalize_key
 from pixgate.db import dict_transfers as rows
-from pixgate.db.transactions import Transaction
 from pixgate.domain.webhooks import EventType
+from pixgate.ledger.queries.transactions import Transaction
 from pixgate.provider import instructions as provider_instructions
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions, PaymentOrder
 from pixgate.runtime import Runtime

@@ -20,9 +20,9 @@ from typing import Any
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.labels import OperationType, TransactionKind, TransactionStatus
 from pixgate.db import payments
-from pixgate.db.transactions import Transaction
 from pixgate.domain.refunds import RETURN_KINDS, RefundKind
 from pixgate.domain.webhooks import EventType
+from pixgate.ledger.queries.transactions import Transaction
 from pixgate.provider.base import PaymentOrder, PaymentResult, SettlingBank
 from pixgate.runtime import Runtime
 from pixgate.services import dict_transfer, refunds

@@ -47,8 +47,8 @@ from pixgate.core.errors import (
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.money import InvalidAmount, amount_cents
 from pixgate.db import refunds as rows
-from pixgate.db.transactions import Transaction
 from pixgate.domain.refunds import REQUESTABLE, Natureza, RefundKind
+from pixgate.ledger.queries.transactions import Transaction
 from pixgate.provider import instructions as provider_instructions
 from pixgate.provider.base import (
     NO_INSTRUCTIONS,

@@ -35,8 +35,8 @@ from pixgate.db import charge_splits as split_rows
 from pixgate.db import jobs, payments
 from pixgate.db.charge_splits import Split
 from pixgate.db.charges import Charge
-from pixgate.db.transactions import Transaction
 from pixgate.domain.webhooks import EventType
+from pixgate.ledger.queries.transactions import Transaction
 from pixgate.runtime import Runtime
 from pixgate.services import events, outgoing
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from pixgate.domain.brcode import dynamic, encode, static
-from pixgate.ledger import verify
+from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
 from tests.api.test_cash_in import create_charge
 from tests.api.test_sandbox_pay import PAY, PAYER

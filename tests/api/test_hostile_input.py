@@ -17,8 +17,8 @@ import pytest
 
 from pixgate.accounts.service import accounts, balances
 from pixgate.core.http.params import MAX_PAGE
+from pixgate.ledger.service import transactions
 from pixgate.runtime import Runtime
-from pixgate.services import transactions
 from tests.helpers import SIMPLE_BODY, assert_general_error, bearer, cert_header, make_account
 from tests.processes import serving
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from pixgate.core.ids import new_end_to_end_id
-from pixgate.ledger import verify
+from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
 from tests.helpers import assert_general_error, balance, bearer, make_account
 from tests.support import drain

@@ -1,5 +1,5 @@
 """The StrEnums that name stored values agree with the database: each one's members are
-exactly the values its column's CHECK constraint allows, and `db.transactions.Transaction`
+exactly the values its column's CHECK constraint allows, and `ledger.queries.transactions.Transaction`
 declares the table's columns in the table's order (its `from_record` is positional)."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 from pixgate.core.labels import OperationType, SplitFrequency, TransactionStatus
 from pixgate.db import jobs
 from pixgate.db.jobs import JobStatus
-from pixgate.db.transactions import COLUMNS, Transaction
 from pixgate.domain.med import AnalysisResult, MedReason, MedStatus
 from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus, EventType, WebhookVersion
+from pixgate.ledger.queries.transactions import COLUMNS, Transaction
 from pixgate.runtime import Runtime
 
 CONSTRAINED: dict[str, type[StrEnum]] = {

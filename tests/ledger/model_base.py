@@ -24,7 +24,7 @@ from pixgate.accounts.service import accounts, balances
 from pixgate.core.errors import DailyLimitExceeded, PixgateError, TransactionLimitExceeded
 from pixgate.core.labels import TransactionStatus
 from pixgate.db.jobs import SETTLE_PAYOUT
-from pixgate.ledger import verify
+from pixgate.ledger.service import verify
 from pixgate.services import sandbox
 from tests.helpers import empty_database, footprint
 from tests.ledger.model_world import (

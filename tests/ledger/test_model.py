@@ -15,7 +15,7 @@ per-transaction or daily limit, refunds after the window, charges paid twice or 
 A refusal must write nothing. After every step the database must agree with the model:
 each account's available and blocked balances (read through `accounts.service.balances`), blocked
 equal to the PENDING holds and MED blocks that make it up, what is left to refund of each
-PIX, the limits' counted volume per day, nothing negative, and `ledger.verify.problems()`
+PIX, the limits' counted volume per day, nothing negative, and `ledger.service.verify.problems()`
 empty (every balance equals its journal, every entry balances).
 
 Services are async and Hypothesis's state machines are not: the machine runs each call on an

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pixgate.core.errors import InsufficientBalance
-from pixgate.ledger import journal, verify
+from pixgate.ledger.queries import journal
+from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
 from tests.helpers import make_account
 

@@ -23,7 +23,7 @@ from pixgate.db import refunds as refund_rows
 from pixgate.db.jobs import DELIVER_WEBHOOK
 from pixgate.domain.med import AnalysisResult, Bank, MedStatus
 from pixgate.domain.refunds import Natureza, RefundKind
-from pixgate.ledger import verify
+from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
 from pixgate.services import charges, refunds
 from tests.builders import insert_transactions

@@ -1,4 +1,4 @@
-"""pixgate.ledger.verify.problems: silent on healthy books, and each invariant it claims to
+"""pixgate.ledger.service.verify.problems: silent on healthy books, and each invariant it claims to
 check caught when broken by hand. Every break is made in a transaction that is rolled back,
 so the books are healthy again for the next test (and for the check after this one)."""
 
@@ -12,7 +12,7 @@ from decimal import Decimal
 import pytest
 
 from pixgate.core.db.pool import Connection
-from pixgate.ledger import verify
+from pixgate.ledger.service import verify
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import cash_out, charges, payouts

@@ -22,7 +22,7 @@ from pixgate.core.errors import (
 )
 from pixgate.core.pix_keys import KeyType
 from pixgate.db.jobs import SETTLE_PAYOUT
-from pixgate.ledger import verify
+from pixgate.ledger.service import verify
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import cash_out

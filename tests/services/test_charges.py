@@ -9,7 +9,7 @@ import pytest
 
 from pixgate.accounts.service import accounts
 from pixgate.core.errors import ChargeNotPayable, ValidationFailed
-from pixgate.ledger import verify
+from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
 from pixgate.services import cash_in, charges
 from tests.helpers import footprint, make_account

@@ -12,7 +12,7 @@ import pytest
 from pixgate.core.errors import Conflict, NotFound
 from pixgate.core.ids import new_end_to_end_id, new_txid
 from pixgate.domain.med import AnalysisResult, MedCase, MedReason, MedStatus
-from pixgate.ledger import verify
+from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
 from pixgate.services import cash_out_qrcode, charges, cob, med, payouts
 from tests.helpers import footprint, make_account

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from pixgate.domain import scenarios
-from pixgate.ledger import verify
+from pixgate.ledger.service import verify
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import cash_out, charges, payouts

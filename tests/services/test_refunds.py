@@ -14,7 +14,7 @@ from pixgate.core.errors import RefundAmountExceeded
 from pixgate.db import refunds as refund_rows
 from pixgate.domain.med import AnalysisResult, MedCase, MedReason
 from pixgate.domain.refunds import Natureza
-from pixgate.ledger import verify
+from pixgate.ledger.service import verify
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import med, payouts, refunds

@@ -18,10 +18,10 @@ from pixgate.api.routes import (
     sandbox_dict,
     sandbox_med,
     sandbox_pix,
-    transactions,
     webhooks,
 )
 from pixgate.core.http import ops
+from pixgate.ledger import routes as transactions
 
 ROUTERS: list[APIRouter] = [
     auth.router,

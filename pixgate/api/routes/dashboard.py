@@ -33,7 +33,6 @@ from pixgate.api.dashboard.render import (
 )
 from pixgate.api.routes.cash_in import qr_code_png
 from pixgate.api.schemas.cash_in import CashInPayer, CashInTransaction
-from pixgate.api.schemas.transactions import TransactionPage
 from pixgate.core.errors import (
     DuplicateExternalId,
     InvalidCredentials,
@@ -44,8 +43,10 @@ from pixgate.core.errors import (
 )
 from pixgate.core.http import rate_limit
 from pixgate.core.http.allow import declared_methods
+from pixgate.ledger.schemas import TransactionPage
+from pixgate.ledger.service import transactions
 from pixgate.runtime import Runtime
-from pixgate.services import cash_in, transactions
+from pixgate.services import cash_in
 
 log = structlog.get_logger(__name__)
 

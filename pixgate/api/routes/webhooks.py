@@ -15,7 +15,6 @@ from fastapi.openapi.models import Example
 
 from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep
 from pixgate.api.schemas import webhooks as schemas
-from pixgate.api.schemas.transactions import PageMetadata
 from pixgate.core.http import rate_limit
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Page, PageSize
@@ -23,6 +22,7 @@ from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import Timestamp, iso
 from pixgate.core.masking import mask_header_values
 from pixgate.domain import webhooks as rules
+from pixgate.ledger.schemas import PageMetadata
 from pixgate.services import webhooks
 
 router = APIRouter(

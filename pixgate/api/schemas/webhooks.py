@@ -9,12 +9,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.api.schemas.transactions import PageMetadata
 from pixgate.core.http.schemas import ApiModel
 from pixgate.core.masking import HIDDEN_HEADER_VALUE
 from pixgate.domain import event_facts as facts
 from pixgate.domain import webhook_payloads as payloads
 from pixgate.domain import webhooks as rules
+from pixgate.ledger.schemas import PageMetadata
 
 # --- configuration ------------------------------------------------------------------------
 

@@ -32,4 +32,4 @@ Day = Annotated[
     ),
 ]
 """`startDate`/`endDate` of the statements, read in the gateway's time zone by
-`services.transactions` (which the dashboard's statement shares): only these two forms."""
+`ledger.service.transactions` (which the dashboard's statement shares): only these two forms."""

@@ -2,7 +2,7 @@
 
 Dates are days of the gateway's time zone (Brasília by default): `startDate` from
 00:00, `endDate` through 23:59:59.999. The service answers the stored rows of the page;
-the API shapes them (`api.schemas.transactions.ListedTransaction.from_row`), with the
+the API shapes them (`ledger.schemas.ListedTransaction.from_row`), with the
 labels and masking of `domain/`.
 """
 
@@ -15,8 +15,8 @@ from zoneinfo import ZoneInfo
 from pixgate.core.errors import ValidationFailed
 from pixgate.core.pix_keys import detect_key_type, normalize_key
 from pixgate.core.timestamps import is_iso_date, is_iso_date_time
-from pixgate.db import transactions as rows
-from pixgate.db.transactions import Transaction
+from pixgate.ledger.queries import transactions as rows
+from pixgate.ledger.queries.transactions import Transaction
 from pixgate.runtime import Runtime
 
 MAX_RANGE_DAYS = 31

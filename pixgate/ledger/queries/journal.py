@@ -1,6 +1,6 @@
 """Double-entry journal: the Python callers of the ledger's balance moves.
 
-Each move is a database function of `pixgate/db/sql/010_ledger.sql`, where its rule is
+Each move is a database function of `pixgate/ledger/sql/010_ledger.sql`, where its rule is
 written once: the balance UPDATE and its balanced journal entry, in the caller's
 transaction. The payout functions (`040_payouts.sql`) call the same functions, so a cash-out
 settled by the hot path and a split payout held here move money by one rule.

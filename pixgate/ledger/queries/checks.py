@@ -1,4 +1,4 @@
-"""The ledger's invariant queries (`pixgate.ledger.verify` words them): each returns the
+"""The ledger's invariant queries (`pixgate.ledger.service.verify` words them): each returns the
 rows that break one invariant, so an empty list means it holds. Sums are cast to bigint
 (cents): PostgreSQL's `sum` of a bigint is a numeric."""
 

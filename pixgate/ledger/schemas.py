@@ -16,8 +16,8 @@ from pixgate.core.http.schemas import BuiltModel, Money, iso
 from pixgate.core.labels import MOVEMENT_TYPES, OPERATION_LABELS, STATUS_LABELS
 from pixgate.core.masking import mask_document
 from pixgate.core.money import to_decimal
-from pixgate.db.transactions import Transaction
-from pixgate.services.transactions import Page
+from pixgate.ledger.queries.transactions import Transaction
+from pixgate.ledger.service.transactions import Page
 
 
 class Bank(BuiltModel):

@@ -7,7 +7,7 @@ outgoing volume the amounts of the outgoing payments not in ERROR.
 from __future__ import annotations
 
 from pixgate.core.db.pool import Connection
-from pixgate.db import ledger_checks
+from pixgate.ledger.queries import checks as ledger_checks
 
 
 async def problems(conn: Connection) -> list[str]:

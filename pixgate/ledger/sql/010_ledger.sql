@@ -1,5 +1,5 @@
 -- The ledger's balance moves: each rule of money is written here once. The payout
--- functions (040_payouts.sql) and pixgate/ledger/journal.py call these; nothing else
+-- functions (040_payouts.sql) and pixgate/ledger/queries/journal.py call these; nothing else
 -- updates `accounts.available` or `accounts.blocked`.
 --
 -- A customer account has two books, `available` and `blocked`; system books have no

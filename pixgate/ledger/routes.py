@@ -7,12 +7,12 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query
 
 from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep
-from pixgate.api.schemas.transactions import TransactionPage
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Day, Page, PageSize
 from pixgate.core.http.responses import JSONResponse, exact
 from pixgate.core.http.routing import PixgateRoute
-from pixgate.services import transactions
+from pixgate.ledger.schemas import TransactionPage
+from pixgate.ledger.service import transactions
 
 router = APIRouter(
     route_class=PixgateRoute,

@@ -1,0 +1,1 @@
+"""Ledger: queries: named functions over a connection; they never commit."""

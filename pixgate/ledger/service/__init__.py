@@ -1,0 +1,1 @@
+"""Ledger: use cases: each public function is one transaction."""
