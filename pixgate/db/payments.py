@@ -24,8 +24,8 @@ from pixgate.core.errors import TotalOutOfRange, TryAgain
 from pixgate.core.labels import TransactionStatus
 from pixgate.db import limit_usage
 from pixgate.db.batches import Statement, StatementFailed, read_by_key
-from pixgate.db.jobs import DELIVER_WEBHOOK, JobKind, SettlePayout, wake_workers
 from pixgate.domain.limits import Window
+from pixgate.jobs.queue import DELIVER_WEBHOOK, JobKind, SettlePayout, wake_workers
 from pixgate.ledger.queries.transactions import Transaction
 
 # SQLSTATEs raised by the hold_payout() function, by reason.

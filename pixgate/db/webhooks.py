@@ -12,8 +12,8 @@ from typing import Any
 from uuid import UUID
 
 from pixgate.core.db.pool import Connection
-from pixgate.db.jobs import DELIVER_WEBHOOK, wake_workers
 from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus, EventType, WebhookVersion
+from pixgate.jobs.queue import DELIVER_WEBHOOK, wake_workers
 
 _EVENT_TYPE = {t.value: t for t in EventType}
 _VERSION = {v.value: v for v in WebhookVersion}

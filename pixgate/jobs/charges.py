@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pixgate.db.jobs import ExpireCharge
+from pixgate.jobs.queue import ExpireCharge
 from pixgate.runtime import Runtime
 from pixgate.services import expiry
 

@@ -1,6 +1,6 @@
 """The handler of every job kind, written out in one table.
 
-A kind and the dataclass of its arguments are declared in `pixgate.db.jobs`; `HANDLERS`
+A kind and the dataclass of its arguments are declared in `pixgate.jobs.queue`; `HANDLERS`
 binds each to the function that runs it, which takes the runtime and that dataclass. The
 table is the whole list (nothing registers itself when a module is imported), and mypy
 checks that each handler takes its kind's arguments; `tests/jobs/test_kinds.py` checks that
@@ -13,7 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic
 
-from pixgate.db.jobs import (
+from pixgate.jobs import charges, settlement, splits, webhooks
+from pixgate.jobs.queue import (
     DELIVER_WEBHOOK,
     EXPIRE_CHARGE,
     RUN_DUE_SPLITS,
@@ -21,7 +22,6 @@ from pixgate.db.jobs import (
     A,
     JobKind,
 )
-from pixgate.jobs import charges, settlement, splits, webhooks
 
 if TYPE_CHECKING:
     from pixgate.runtime import Runtime

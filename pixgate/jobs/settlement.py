@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pixgate.db.jobs import SettlePayout
+from pixgate.jobs.queue import SettlePayout
 from pixgate.runtime import Runtime
 from pixgate.services import payouts
 

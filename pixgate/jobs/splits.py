@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pixgate.db.jobs import RunDueSplits
+from pixgate.jobs.queue import RunDueSplits
 from pixgate.runtime import Runtime
 from pixgate.services import splits
 

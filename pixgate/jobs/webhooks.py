@@ -7,7 +7,7 @@ expires and another worker retries with the same `webhook-id`: at least once.
 
 from __future__ import annotations
 
-from pixgate.db.jobs import DeliverWebhook
+from pixgate.jobs.queue import DeliverWebhook
 from pixgate.jobs.retry import Retry
 from pixgate.runtime import Runtime
 from pixgate.services import webhooks

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 import structlog
 
 from pixgate.core.db.pool import UNAVAILABLE, lost
-from pixgate.db import jobs as job_rows
-from pixgate.db.jobs import DELIVER_WEBHOOK
+from pixgate.jobs import queue as job_rows
+from pixgate.jobs.queue import DELIVER_WEBHOOK
 from pixgate.jobs.registry import HANDLERS
 from pixgate.jobs.retry import Retry
 

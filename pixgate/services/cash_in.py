@@ -36,9 +36,9 @@ from pixgate.core.money import (
 )
 from pixgate.core.pix_keys import SplitKeyType, is_valid_split_key
 from pixgate.db import charges as charge_rows
-from pixgate.db import jobs
 from pixgate.db.charges import SplitRow
 from pixgate.domain import brcode
+from pixgate.jobs import queue as jobs
 from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import external_ids

@@ -18,10 +18,11 @@ from pixgate.accounts.queries.accounts import get as get_account
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
 from pixgate.core.labels import ChargeStatus, TransactionKind
 from pixgate.core.money import to_cents
-from pixgate.db import charge_lifecycle, jobs
+from pixgate.db import charge_lifecycle
 from pixgate.db import charges as charge_rows
 from pixgate.db.charges import Charge
 from pixgate.domain import brcode
+from pixgate.jobs import queue as jobs
 from pixgate.ledger.queries.transactions import Transaction
 from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions
 from pixgate.runtime import Runtime

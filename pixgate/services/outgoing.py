@@ -26,9 +26,10 @@ from pixgate.core.errors import (
 )
 from pixgate.core.labels import TransactionStatus
 from pixgate.core.settings import Settings
-from pixgate.db import jobs, payments
+from pixgate.db import payments
 from pixgate.domain import limits
 from pixgate.domain.limits import Window
+from pixgate.jobs import queue as jobs
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import external_ids

@@ -32,10 +32,11 @@ from pixgate.core.money import allocate_splits
 from pixgate.core.pix_keys import normalize_key
 from pixgate.core.settings import Settings
 from pixgate.db import charge_splits as split_rows
-from pixgate.db import jobs, payments
+from pixgate.db import payments
 from pixgate.db.charge_splits import Split
 from pixgate.db.charges import Charge
 from pixgate.domain.webhooks import EventType
+from pixgate.jobs import queue as jobs
 from pixgate.ledger.queries.transactions import Transaction
 from pixgate.runtime import Runtime
 from pixgate.services import events, outgoing

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from pixgate.core.labels import OperationType, SplitFrequency, TransactionStatus
-from pixgate.db import jobs
-from pixgate.db.jobs import JobStatus
 from pixgate.domain.med import AnalysisResult, MedReason, MedStatus
 from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus, EventType, WebhookVersion
+from pixgate.jobs import queue as jobs
+from pixgate.jobs.queue import JobStatus
 from pixgate.ledger.queries.transactions import COLUMNS, Transaction
 from pixgate.runtime import Runtime
 
@@ -82,7 +82,7 @@ async def test_a_transaction_read_has_its_labels_as_enums(rt: Runtime) -> None:
 
 
 def test_the_job_queries_spell_only_job_statuses() -> None:
-    """db/jobs.py writes its statuses as SQL literals (the partial indexes need them so)."""
+    """jobs/queue.py writes its statuses as SQL literals (the partial indexes need them so)."""
     source = Path(jobs.__file__).read_text()
     spelled = set(re.findall(r"status = '(\w+)'", source))
     spelled |= {v for pair in re.findall(r"THEN '(\w+)' ELSE '(\w+)'", source) for v in pair}

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from pixgate.db import jobs
+from pixgate.jobs import queue as jobs
 from pixgate.runtime import Runtime
 
 
@@ -139,4 +139,4 @@ def test_only_job_enqueue_writes_a_job_row() -> None:
         and "migrations" not in path.parts
         and re.search(r"INSERT\s+INTO\s+jobs\b", path.read_text(), re.IGNORECASE)
     ]
-    assert writers == ["db/sql/005_jobs.sql"]
+    assert writers == ["jobs/sql/005_jobs.sql"]

@@ -1,4 +1,4 @@
-"""Every kind of job: the registry binds each kind declared in `pixgate.db.jobs` once, each
+"""Every kind of job: the registry binds each kind declared in `pixgate.jobs.queue` once, each
 handler takes its kind's arguments dataclass, and the arguments every path enqueues (the SQL
 functions' included) are exactly that dataclass's fields."""
 
@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pixgate.db import jobs
+from pixgate.jobs import queue as jobs
 from pixgate.jobs import worker
 from pixgate.jobs.registry import HANDLERS
 from pixgate.runtime import Runtime

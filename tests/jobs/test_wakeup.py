@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import asyncpg
 import pytest
 
-from pixgate.db import jobs
+from pixgate.jobs import queue as jobs
 from pixgate.runtime import Runtime
 
 

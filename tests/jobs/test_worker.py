@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from pixgate.db import jobs
+from pixgate.jobs import queue as jobs
 from pixgate.jobs import worker as worker_module
 from pixgate.jobs.registry import HANDLERS, JobSpec
 from pixgate.jobs.worker import Worker

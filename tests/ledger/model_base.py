@@ -23,7 +23,7 @@ from hypothesis.stateful import (
 from pixgate.accounts.service import accounts, balances
 from pixgate.core.errors import DailyLimitExceeded, PixgateError, TransactionLimitExceeded
 from pixgate.core.labels import TransactionStatus
-from pixgate.db.jobs import SETTLE_PAYOUT
+from pixgate.jobs.queue import SETTLE_PAYOUT
 from pixgate.ledger.service import verify
 from pixgate.services import sandbox
 from tests.helpers import empty_database, footprint

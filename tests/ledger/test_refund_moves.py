@@ -20,9 +20,9 @@ from pixgate.core.errors import InsufficientBalance, RefundAmountExceeded
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.db import med as med_rows
 from pixgate.db import refunds as refund_rows
-from pixgate.db.jobs import DELIVER_WEBHOOK
 from pixgate.domain.med import AnalysisResult, Bank, MedStatus
 from pixgate.domain.refunds import Natureza, RefundKind
+from pixgate.jobs.queue import DELIVER_WEBHOOK
 from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
 from pixgate.services import charges, refunds

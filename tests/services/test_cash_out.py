@@ -21,7 +21,7 @@ from pixgate.core.errors import (
     TransactionLimitExceeded,
 )
 from pixgate.core.pix_keys import KeyType
-from pixgate.db.jobs import SETTLE_PAYOUT
+from pixgate.jobs.queue import SETTLE_PAYOUT
 from pixgate.ledger.service import verify
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime

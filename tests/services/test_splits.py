@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pixgate.db.jobs import RUN_DUE_SPLITS
+from pixgate.jobs.queue import RUN_DUE_SPLITS
 from pixgate.runtime import Runtime
 from pixgate.services import splits
 from tests.api.test_cash_in import create_charge, split

@@ -3,7 +3,7 @@
 Job rows are only the queue's bookkeeping (the payments, events and webhook attempts keep
 the record), but every finished job stayed forever, so the table, its indexes and each
 vacuum of it grew without bound. The workers now delete done jobs older than
-`PIXGATE_JOB_RETENTION_S` a bounded chunk at a time (`db.jobs.prune`); failed jobs stay for
+`PIXGATE_JOB_RETENTION_S` a bounded chunk at a time (`jobs.queue.prune`); failed jobs stay for
 an operator to read.
 
 Revision ID: 0010
