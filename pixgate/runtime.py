@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pixgate.accounts.queries import server_keys
 from pixgate.accounts.queries.accounts import TermsCache
 from pixgate.accounts.rules.tokens import Revocations, TokenSigner
+from pixgate.charges.rules.location_jws import LocationSigner
 from pixgate.core.clock import Clock
 from pixgate.core.db import embedded
 from pixgate.core.db.pool import Database
 from pixgate.core.settings import Settings
-from pixgate.domain.location_jws import LocationSigner
 from pixgate.provider.base import SettlingBank
 from pixgate.provider.choice import provider_for
 

@@ -81,10 +81,10 @@ ABOVE_DB = [p for p in _modules() if _part(p) in RANK and RANK[_part(p)] > RANK[
 @pytest.mark.parametrize("path", ABOVE_DB, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_rows_reach_the_layers_above_db_typed(path: Path) -> None:
     """`pixgate/db/` converts each record once, into the frozen dataclass its module
-    declares (`ledger.queries.transactions.Transaction`, `db.charges.Charge`, ...): no layer above it
+    declares (`ledger.queries.transactions.Transaction`, `charges.queries.charges.Charge`, ...): no layer above it
     imports asyncpg or names its Record. No exception is needed: the pool, its
     connections and asyncpg's errors stay behind `db/` (`core.db.pool.Connection` is the one
-    type that names the driver, and `db.charges.DuplicateCharge` stands for its
+    type that names the driver, and `charges.queries.charges.DuplicateCharge` stands for its
     UniqueViolationError)."""
     drivers = [(line, m) for line, m in _imports(path) if m.split(".")[0] == "asyncpg"]
     assert not drivers, f"{path.name} imports asyncpg: {drivers}"

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from pixgate.domain import brcode
+from pixgate.charges.rules import brcode
 
 
 class Settings(BaseSettings):

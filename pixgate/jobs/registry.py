@@ -13,7 +13,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic
 
-from pixgate.jobs import charges, settlement, splits, webhooks
+from pixgate.charges.jobs import expiry as charges
+from pixgate.charges.jobs import splits
+from pixgate.jobs import settlement, webhooks
 from pixgate.jobs.queue import (
     DELIVER_WEBHOOK,
     EXPIRE_CHARGE,

@@ -28,6 +28,9 @@ from decimal import Decimal
 from typing import Any
 
 from pixgate.accounts.service import fees
+from pixgate.charges.queries import charges as charge_rows
+from pixgate.charges.rules import brcode
+from pixgate.charges.service import charges
 from pixgate.core.documents import document_kind, only_document_chars
 from pixgate.core.errors import (
     ChargeNotPayable,
@@ -40,13 +43,11 @@ from pixgate.core.errors import (
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import TransactionKind, TransactionStatus
 from pixgate.core.pix_keys import detect_key_type, normalize_key
-from pixgate.db import charges as charge_rows
-from pixgate.domain import brcode
 from pixgate.domain.webhooks import EventType
 from pixgate.ledger.queries import journal
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import charges, events, external_ids, limits
+from pixgate.services import events, external_ids, limits
 from pixgate.services.cash_out import amount_of
 from pixgate.services.outgoing import FEE_KEY, CashOut, PendingPayout, hold_pending
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from pixgate.domain import brcode
+from pixgate.charges.rules import brcode
 from pixgate.runtime import Runtime
 from tests.helpers import bearer, make_account
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 
+from pixgate.charges.rules.brcode import encode, static
 from pixgate.core.ids import is_end_to_end_id
-from pixgate.domain.brcode import encode, static
 from pixgate.runtime import Runtime
 from tests.api.test_cash_in import create_charge
 from tests.helpers import assert_general_error, bearer, make_account

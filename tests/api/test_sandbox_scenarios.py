@@ -16,10 +16,10 @@ from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, iter_route_contexts
 
 from pixgate.accounts.routes.deps import sandbox_scenario
-from pixgate.domain import brcode
+from pixgate.charges.rules import brcode
+from pixgate.charges.service.locations import location_url
 from pixgate.domain.scenarios import SYNCHRONOUS
 from pixgate.runtime import Runtime
-from pixgate.services.locations import location_url
 from tests.api.test_cash_in import charge_body, split
 from tests.api.test_cash_out import order
 from tests.api.test_cash_out_qrcode import set_fee

@@ -16,6 +16,8 @@ from hypothesis.stateful import (
     rule,
 )
 
+from pixgate.charges.rules import brcode
+from pixgate.charges.service import cash_in, charges, cob
 from pixgate.core.errors import (
     ChargeNotPayable,
     DictKeyNotFound,
@@ -33,12 +35,11 @@ from pixgate.core.errors import (
 from pixgate.core.ids import new_txid
 from pixgate.core.labels import TransactionStatus
 from pixgate.core.pix_keys import KeyType
-from pixgate.domain import brcode
 from pixgate.domain.scenarios import SETTLEMENT_ERRORS
 from pixgate.ledger.queries.transactions import Transaction
 from pixgate.ledger.service import transactions
 from pixgate.provider.base import Instructions
-from pixgate.services import cash_in, cash_out, cash_out_qrcode, charges, cob, dict_transfer
+from pixgate.services import cash_out, cash_out_qrcode, dict_transfer
 from pixgate.services.outgoing import CashOut
 from tests.helpers import footprint
 from tests.ledger.model_base import LedgerModel

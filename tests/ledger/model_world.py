@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
+from pixgate.charges.service import cash_in, charges
 from pixgate.core.documents import make_cpf
 from pixgate.core.errors import (
     InsufficientBalance,
@@ -27,12 +28,7 @@ from pixgate.core.pix_keys import SplitKeyType
 from pixgate.core.settings import Settings
 from pixgate.domain.med import MedReason
 from pixgate.runtime import Runtime, build_runtime
-from pixgate.services import (
-    cash_in,
-    charges,
-    dict_transfer,
-    med,
-)
+from pixgate.services import dict_transfer, med
 
 T = TypeVar("T")
 

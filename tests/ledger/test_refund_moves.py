@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pixgate.charges.service import charges
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import InsufficientBalance, RefundAmountExceeded
@@ -25,7 +26,7 @@ from pixgate.domain.refunds import Natureza, RefundKind
 from pixgate.jobs.queue import DELIVER_WEBHOOK
 from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
-from pixgate.services import charges, refunds
+from pixgate.services import refunds
 from tests.builders import insert_transactions
 from tests.helpers import make_account
 

@@ -11,11 +11,12 @@ from decimal import Decimal
 
 import pytest
 
+from pixgate.charges.service import charges
 from pixgate.core.db.pool import Connection
 from pixgate.ledger.service import verify
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import cash_out, charges, payouts
+from pixgate.services import cash_out, payouts
 from tests.helpers import make_account
 from tests.services.test_cash_out import order
 from tests.services.test_charges import PAYER

@@ -1,4 +1,4 @@
-"""services.cash_in and services.charges, called directly: a charge created, then paid by the
+"""charges.service.cash_in and charges.service.charges, called directly: a charge created, then paid by the
 sandbox payer once, credits amount minus the cash-in fee; a PIX received without a charge too."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from decimal import Decimal
 import pytest
 
 from pixgate.accounts.service import accounts
+from pixgate.charges.service import cash_in, charges
 from pixgate.core.errors import ChargeNotPayable, ValidationFailed
 from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
-from pixgate.services import cash_in, charges
 from tests.helpers import footprint, make_account
 from tests.refunds import CPF, balance, stored
 from tests.services.test_refunds import memos

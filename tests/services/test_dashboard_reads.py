@@ -9,10 +9,11 @@ from decimal import Decimal
 import pytest
 
 from pixgate.accounts.service import auth
+from pixgate.charges.service import cash_in, charges
 from pixgate.core.errors import InvalidCredentials, NotFound
 from pixgate.db import webhook_endpoints as webhook_rows
 from pixgate.runtime import Runtime
-from pixgate.services import cash_in, charges, webhooks
+from pixgate.services import webhooks
 from tests.helpers import make_account
 from tests.support import drain
 from tests.webhooks.receiver import Receiver

@@ -10,11 +10,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from pixgate.charges.service import charges
 from pixgate.domain import scenarios
 from pixgate.ledger.service import verify
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import cash_out, charges, payouts
+from pixgate.services import cash_out, payouts
 from tests.helpers import footprint
 from tests.refunds import CPF, balance, stored
 from tests.services.test_cash_out import FEE, funded, order

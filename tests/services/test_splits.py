@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
+from pixgate.charges.service import splits
 from pixgate.jobs.queue import RUN_DUE_SPLITS
 from pixgate.runtime import Runtime
-from pixgate.services import splits
 from tests.api.test_cash_in import create_charge, split
 from tests.api.test_sandbox_pay import PAY, PAYER, set_cash_in_fee
 from tests.helpers import bearer, make_account

@@ -4,15 +4,12 @@ from fastapi import APIRouter
 
 from pixgate.accounts.routes import auth, balances
 from pixgate.api.routes import (
-    cash_in,
     cash_out,
     cash_out_qrcode,
-    cob,
     dashboard,
     dashboard_webhooks,
     devolucao,
     dict_transfer,
-    locations,
     med,
     refund_in,
     sandbox_dict,
@@ -20,6 +17,7 @@ from pixgate.api.routes import (
     sandbox_pix,
     webhooks,
 )
+from pixgate.charges.routes import cash_in, cob, locations
 from pixgate.core.http import ops
 from pixgate.ledger import routes as transactions
 

@@ -31,8 +31,9 @@ from pixgate.api.dashboard.render import (
     read_form,
     set_cookie,
 )
-from pixgate.api.routes.cash_in import qr_code_png
-from pixgate.api.schemas.cash_in import CashInPayer, CashInTransaction
+from pixgate.charges.routes.cash_in import qr_code_png
+from pixgate.charges.schemas.cash_in import CashInPayer, CashInTransaction
+from pixgate.charges.service import cash_in
 from pixgate.core.errors import (
     DuplicateExternalId,
     InvalidCredentials,
@@ -46,7 +47,6 @@ from pixgate.core.http.allow import declared_methods
 from pixgate.ledger.schemas import TransactionPage
 from pixgate.ledger.service import transactions
 from pixgate.runtime import Runtime
-from pixgate.services import cash_in
 
 log = structlog.get_logger(__name__)
 

@@ -22,12 +22,13 @@ from pixgate.api.schemas.sandbox_pix import (
     SandboxPayer,
     SandboxPayRequest,
 )
+from pixgate.charges.service import charges
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.responses import JSONResponse, exact
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import iso
 from pixgate.core.money import to_decimal
-from pixgate.services import charges, refunds
+from pixgate.services import refunds
 
 router = APIRouter(
     route_class=PixgateRoute,

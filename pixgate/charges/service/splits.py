@@ -25,16 +25,16 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from pixgate.accounts.queries import accounts as account_rows
+from pixgate.charges.queries import charge_splits as split_rows
+from pixgate.charges.queries.charge_splits import Split
+from pixgate.charges.queries.charges import Charge
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import InsufficientBalance
 from pixgate.core.labels import SplitFrequency, TransactionKind
 from pixgate.core.money import allocate_splits
 from pixgate.core.pix_keys import normalize_key
 from pixgate.core.settings import Settings
-from pixgate.db import charge_splits as split_rows
 from pixgate.db import payments
-from pixgate.db.charge_splits import Split
-from pixgate.db.charges import Charge
 from pixgate.domain.webhooks import EventType
 from pixgate.jobs import queue as jobs
 from pixgate.ledger.queries.transactions import Transaction

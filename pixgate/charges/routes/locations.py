@@ -5,10 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 
 from pixgate.accounts.routes.deps import RuntimeDep
+from pixgate.charges.service import locations
 from pixgate.core.http.error_schemas import SimpleError
 from pixgate.core.http.errors import CentralBankRoute
 from pixgate.core.http.key_schemas import JsonWebKeySet
-from pixgate.services import locations
 
 router = APIRouter(route_class=CentralBankRoute, tags=["locations"])
 

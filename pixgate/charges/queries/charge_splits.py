@@ -1,5 +1,5 @@
 """A paid charge's split recipients: their shares, when they are paid out, and the payouts
-that pay them (`services.splits`)."""
+that pay them (`charges.service.splits`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import asyncpg
 
+from pixgate.charges.queries.charges import SplitRow
 from pixgate.core.db.pool import Connection
-from pixgate.db.charges import SplitRow
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ request's provider instructions); then one transaction writes the PENDING
 PAYMENT transaction, the charge, its splits and its `charges.expire` job (an unpaid
 charge becomes EXPIRED, its payment ERROR). The BR Code is dynamic: its location
 (26/25, without scheme) is `{public_url}/loc/{token}`, its merchant the account's name.
-Paying the charge is `services.charges.pay`.
+Paying the charge is `charges.service.charges.pay`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,11 @@ from uuid import UUID
 
 from pixgate.accounts.queries import accounts as account_rows
 from pixgate.accounts.service import fees
+from pixgate.charges.queries import charges as charge_rows
+from pixgate.charges.queries.charges import SplitRow
+from pixgate.charges.rules import brcode
+from pixgate.charges.service.charges import FEE_KEY
+from pixgate.charges.service.locations import location_url, new_location_token
 from pixgate.core.documents import is_valid_document, only_document_chars
 from pixgate.core.errors import NotFound, ValidationFailed
 from pixgate.core.ids import new_txid
@@ -35,15 +40,10 @@ from pixgate.core.money import (
     to_cents,
 )
 from pixgate.core.pix_keys import SplitKeyType, is_valid_split_key
-from pixgate.db import charges as charge_rows
-from pixgate.db.charges import SplitRow
-from pixgate.domain import brcode
 from pixgate.jobs import queue as jobs
 from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions
 from pixgate.runtime import Runtime
 from pixgate.services import external_ids
-from pixgate.services.charges import FEE_KEY
-from pixgate.services.locations import location_url, new_location_token
 
 KIND = TransactionKind.CASH_IN
 

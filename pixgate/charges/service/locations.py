@@ -5,13 +5,13 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from pixgate.charges.queries import charges as charge_rows
+from pixgate.charges.service.expiry import status_at
 from pixgate.core.errors import Gone, NotFound
 from pixgate.core.money import format_amount
 from pixgate.core.settings import Settings
 from pixgate.core.timestamps import iso
-from pixgate.db import charges as charge_rows
 from pixgate.runtime import Runtime
-from pixgate.services.expiry import status_at
 
 
 def new_location_token() -> str:

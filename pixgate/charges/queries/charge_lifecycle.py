@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from pixgate.charges.queries.charges import Charge, by_txid, charge_or_none
 from pixgate.core.db.pool import Connection
-from pixgate.db.charges import Charge, by_txid, charge_or_none
 from pixgate.ledger.queries.transactions import Transaction
 
 

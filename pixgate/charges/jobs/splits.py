@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pixgate.charges.service import splits
 from pixgate.jobs.queue import RunDueSplits
 from pixgate.runtime import Runtime
-from pixgate.services import splits
 
 
 async def run_due(rt: Runtime, args: RunDueSplits) -> None:

@@ -7,10 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 
 from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
-from pixgate.api.schemas.cob import CobPatch, CobRequest, CobResponse
+from pixgate.charges.schemas.cob import CobPatch, CobRequest, CobResponse
+from pixgate.charges.service import cob
 from pixgate.core.http.error_schemas import SimpleError
 from pixgate.core.http.errors import CentralBankRoute
-from pixgate.services import cob
 
 router = APIRouter(
     route_class=CentralBankRoute,

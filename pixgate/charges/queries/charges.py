@@ -1,5 +1,5 @@
 """Charges (cash-in charges and cobs), their PAYMENT transactions and split recipients as
-stored with the charge (their shares and payouts: `db.charge_splits`).
+stored with the charge (their shares and payouts: `charges.queries.charge_splits`).
 
 Generic by `kind` ('cash_in' | 'cob'): the charge's own status vocabulary differs
 (PENDING/CONFIRMED vs ATIVA/CONCLUIDA), everything else is shared.

@@ -1,7 +1,7 @@
 """POST /api/pix/cash-in bodies.
 
 Shape, lengths and the amounts' range and spelling are checked here; documents, split keys,
-the splits' places and total are the service's (`services.cash_in.validate`), so every
+the splits' places and total are the service's (`charges.service.cash_in.validate`), so every
 failure is one 400 HTTP_ERROR with a message array, as 7.4 says.
 """
 

@@ -23,6 +23,11 @@ from uuid import UUID
 from pixgate.accounts.queries.accounts import Account
 from pixgate.accounts.queries.accounts import get as get_account
 from pixgate.accounts.service import fees
+from pixgate.charges.queries import charges as charge_rows
+from pixgate.charges.queries.charges import Charge
+from pixgate.charges.rules import brcode
+from pixgate.charges.service import splits
+from pixgate.charges.service.locations import location_url
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.db.pool import Connection
 from pixgate.core.documents import document_kind, is_valid_document, only_document_chars
@@ -31,16 +36,12 @@ from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import ChargeStatus, TransactionKind
 from pixgate.core.money import InvalidAmount, amount_cents
 from pixgate.core.settings import Settings
-from pixgate.db import charges as charge_rows
-from pixgate.db.charges import Charge
-from pixgate.domain import brcode
 from pixgate.domain.webhooks import EventType
 from pixgate.ledger.queries import journal
 from pixgate.ledger.queries.transactions import Transaction
 from pixgate.provider.sandbox import synthetic_holder
 from pixgate.runtime import Runtime
-from pixgate.services import events, splits
-from pixgate.services.locations import location_url
+from pixgate.services import events
 
 FEE_KEY = "cash_in"
 BANK_NAME = "Pixgate"

@@ -4,7 +4,7 @@ A cob is a charge of kind `cob` with a PENDING PAYMENT transaction, created ATIV
 revision 0. PATCH revises the editable fields (revision + 1; a new amount means a new
 copy-and-paste code at the same location) or cancels it. An unpaid cob whose
 expiration passed is REMOVIDA_PELO_PSP: a job moves it at that moment, and reads report
-it even before the job ran. Paying it (services.charges.pay) makes it CONCLUIDA.
+it even before the job ran. Paying it (charges.service.charges.pay) makes it CONCLUIDA.
 """
 
 from __future__ import annotations
@@ -15,19 +15,19 @@ from decimal import Decimal
 from typing import Any
 
 from pixgate.accounts.queries.accounts import get as get_account
+from pixgate.charges.queries import charge_lifecycle
+from pixgate.charges.queries import charges as charge_rows
+from pixgate.charges.queries.charges import Charge
+from pixgate.charges.rules import brcode
+from pixgate.charges.service.expiry import status_at
+from pixgate.charges.service.locations import location_url, new_location_token
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
 from pixgate.core.labels import ChargeStatus, TransactionKind
 from pixgate.core.money import to_cents
-from pixgate.db import charge_lifecycle
-from pixgate.db import charges as charge_rows
-from pixgate.db.charges import Charge
-from pixgate.domain import brcode
 from pixgate.jobs import queue as jobs
 from pixgate.ledger.queries.transactions import Transaction
 from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions
 from pixgate.runtime import Runtime
-from pixgate.services.expiry import status_at
-from pixgate.services.locations import location_url, new_location_token
 
 KIND = TransactionKind.COB
 CANCELLED = ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pixgate.charges.queries import charge_lifecycle
+from pixgate.charges.queries import charges as charge_rows
+from pixgate.charges.queries.charges import Charge
 from pixgate.core.labels import ChargeStatus, TransactionKind
-from pixgate.db import charge_lifecycle
-from pixgate.db import charges as charge_rows
-from pixgate.db.charges import Charge
 from pixgate.runtime import Runtime
 
 _EXPIRED: dict[str, ChargeStatus] = {

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from pixgate.charges.service import expiry
 from pixgate.jobs.queue import ExpireCharge
 from pixgate.runtime import Runtime
-from pixgate.services import expiry
 
 
 async def expire(rt: Runtime, args: ExpireCharge) -> None:

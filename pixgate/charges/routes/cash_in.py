@@ -9,11 +9,11 @@ import segno
 from fastapi import APIRouter
 
 from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
-from pixgate.api.schemas.cash_in import CashInRequest, CashInResponse
+from pixgate.charges.schemas.cash_in import CashInRequest, CashInResponse
+from pixgate.charges.service import cash_in
 from pixgate.core import errors
 from pixgate.core.http.errors import EnvelopeRoute, openapi_responses
 from pixgate.core.http.schemas import iso
-from pixgate.services import cash_in
 
 router = APIRouter(route_class=EnvelopeRoute, tags=["cash-in"])
 

@@ -1,0 +1,1 @@
+"""Charges: job handlers: reload by id, call a service."""

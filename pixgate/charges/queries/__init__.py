@@ -1,0 +1,1 @@
+"""Charges: queries: named functions over a connection; they never commit."""

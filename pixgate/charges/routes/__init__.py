@@ -1,0 +1,1 @@
+"""Charges: HTTP routes: parse, call a service, shape the answer."""

@@ -1,0 +1,1 @@
+"""Charges: pure rules: no I/O."""

@@ -1,0 +1,1 @@
+"""Charges: wire schemas: what the routes read and write."""

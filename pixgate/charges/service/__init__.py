@@ -1,0 +1,1 @@
+"""Charges: use cases: each public function is one transaction."""
