@@ -9,7 +9,7 @@ from typing import Literal, cast
 import asyncpg
 
 from pixgate.core.db.pool import Connection, Database
-from pixgate.db.batches import MAX_READS, Statement, read_by_key
+from pixgate.payouts.queries.batches import MAX_READS, Statement, read_by_key
 from pixgate.provider.dict_keys import KeyHolder
 
 

@@ -9,7 +9,7 @@ holds only the few that asked for something.
 from __future__ import annotations
 
 from pixgate.core.db.pool import Connection, Database
-from pixgate.db.batches import read_by_key
+from pixgate.payouts.queries.batches import read_by_key
 
 
 async def keep(conn: Connection, transaction_id: int, value: str | None) -> None:

@@ -6,13 +6,13 @@ A refund of a received PIX, asked for by `POST /api/pix/refund-in/{id}` (`refund
 locks the original, refuses what the refundable-balance rule or the refund window refuse,
 and writes the PENDING row, the hold of its amount (no fee; the outgoing limits do not
 count refunds) and its settlement job, in one transaction. The settling bank then returns
-the money (`send_return`, the settlement hook of the refund kinds in `services.payouts`):
+the money (`send_return`, the settlement hook of the refund kinds in `payouts.service.settlement`):
 PENDING becomes CONFIRMED (the hold posted) or ERROR (the hold voided), and the
 `refund_in` event is written. The refund's externalId is the devolucao's `id`, so a refund
 made through one family is read through the other under that id.
 
 A PIX that another of our accounts paid (it paid the receiver's charge with a QR cash-out,
-`services.cash_out_qrcode`) never leaves the house when it is returned: its refund is
+`payouts.service.cash_out_qrcode`) never leaves the house when it is returned: its refund is
 created the same way, and settles in one transaction without the bank (`settle_in_house`,
 tried first by the refund kinds' settlement): the refund CONFIRMED and the payer credited
 with a REFUND_OUT of its cash-out, both events written. Settled at settlement rather than
@@ -49,6 +49,7 @@ from pixgate.core.money import InvalidAmount, amount_cents
 from pixgate.db import refunds as rows
 from pixgate.domain.refunds import REQUESTABLE, Natureza, RefundKind
 from pixgate.ledger.queries.transactions import Transaction
+from pixgate.payouts.service import external_ids
 from pixgate.provider import instructions as provider_instructions
 from pixgate.provider.base import (
     NO_INSTRUCTIONS,
@@ -58,7 +59,6 @@ from pixgate.provider.base import (
     SettlingBank,
 )
 from pixgate.runtime import Runtime
-from pixgate.services import external_ids
 
 Refund = rows.Refund
 

@@ -17,9 +17,9 @@ import httpx
 import orjson
 import pytest
 
-from pixgate.api.schemas.cash_out_qrcode import EXAMPLE_CODE
 from pixgate.charges.rules import brcode
 from pixgate.core.money import MAX_AMOUNT, MAX_CENTS, to_cents
+from pixgate.payouts.schemas.cash_out_qrcode import EXAMPLE_CODE
 from pixgate.runtime import Runtime
 from pixgate.services import webhooks
 from tests.helpers import balance, bearer, cert_header, footprint, make_account

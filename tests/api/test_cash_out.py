@@ -12,9 +12,9 @@ import httpx
 import pytest
 
 from pixgate.accounts.service import accounts
-from pixgate.db import payments
+from pixgate.payouts.queries import payments
+from pixgate.payouts.service import settlement as payouts
 from pixgate.runtime import Runtime
-from pixgate.services import payouts
 from tests.helpers import balance, bearer, make_account, statements_waiting
 from tests.support import FixedClock, drain
 
@@ -259,7 +259,7 @@ class TestConcurrency:
 
 class TestBatchedPerAccount:
     """Cash-outs (and settlements) of one account that wait for its row go in one statement
-    (`db.batches`); each is still answered as if it had gone alone."""
+    (`payouts.queries.batches`); each is still answered as if it had gone alone."""
 
     async def test_waiting_cash_outs_are_held_refused_and_deduplicated_one_by_one(
         self, rt: Runtime, client: httpx.AsyncClient

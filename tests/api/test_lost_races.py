@@ -10,7 +10,7 @@ import httpx
 from fastapi import FastAPI
 
 from pixgate.core.errors import TryAgain
-from pixgate.db.payments import _hold_outcome
+from pixgate.payouts.queries.payments import _hold_outcome
 from pixgate.runtime import Runtime
 from tests.helpers import assert_general_error, make_account
 

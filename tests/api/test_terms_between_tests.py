@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from pixgate.accounts.service import accounts
-from pixgate.db import payments
+from pixgate.payouts.queries import payments
 from pixgate.runtime import Runtime
 from tests.helpers import balance, bearer, make_account
 

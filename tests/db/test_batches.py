@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pytest
 
 from pixgate.core.db.pool import Connection
-from pixgate.db.batches import Batcher, Statement, read_by_key
+from pixgate.payouts.queries.batches import Batcher, Statement, read_by_key
 from pixgate.runtime import Runtime
 from tests.helpers import make_account, statements_waiting
 

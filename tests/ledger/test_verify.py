@@ -14,9 +14,10 @@ import pytest
 from pixgate.charges.service import charges
 from pixgate.core.db.pool import Connection
 from pixgate.ledger.service import verify
+from pixgate.payouts.service import cash_out
+from pixgate.payouts.service import settlement as payouts
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import cash_out, payouts
 from tests.helpers import make_account
 from tests.services.test_cash_out import order
 from tests.services.test_charges import PAYER

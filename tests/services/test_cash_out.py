@@ -1,4 +1,4 @@
-"""services.cash_out and services.outgoing, called directly: a payout held with its fee and
+"""payouts.service.cash_out and payouts.service.outgoing, called directly: a payout held with its fee and
 counted by the limits, or refused with its domain error and nothing written."""
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from pixgate.core.errors import (
 from pixgate.core.pix_keys import KeyType
 from pixgate.jobs.queue import SETTLE_PAYOUT
 from pixgate.ledger.service import verify
+from pixgate.payouts.service import cash_out
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import cash_out
 from tests.helpers import footprint, make_account
 from tests.refunds import CPF, EVP, balance, stored
 from tests.services.test_refunds import memos

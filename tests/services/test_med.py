@@ -14,8 +14,10 @@ from pixgate.core.errors import Conflict, NotFound
 from pixgate.core.ids import new_end_to_end_id, new_txid
 from pixgate.domain.med import AnalysisResult, MedCase, MedReason, MedStatus
 from pixgate.ledger.service import verify
+from pixgate.payouts.service import cash_out_qrcode
+from pixgate.payouts.service import settlement as payouts
 from pixgate.runtime import Runtime
-from pixgate.services import cash_out_qrcode, med, payouts
+from pixgate.services import med
 from tests.helpers import footprint, make_account
 from tests.refunds import balance
 from tests.services.test_charges import PAYER

@@ -1,4 +1,4 @@
-"""services.payouts.settle, called directly on held cash-outs: the settling bank's answer
+"""payouts.service.settlement.settle, called directly on held cash-outs: the settling bank's answer
 posts the hold (CONFIRMED) or voids it and gives the limits back (ERROR), exactly once."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ import pytest
 from pixgate.charges.service import charges
 from pixgate.domain import scenarios
 from pixgate.ledger.service import verify
+from pixgate.payouts.service import cash_out
+from pixgate.payouts.service import settlement as payouts
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import cash_out, payouts
 from tests.helpers import footprint
 from tests.refunds import CPF, balance, stored
 from tests.services.test_cash_out import FEE, funded, order

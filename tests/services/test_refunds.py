@@ -15,9 +15,10 @@ from pixgate.db import refunds as refund_rows
 from pixgate.domain.med import AnalysisResult, MedCase, MedReason
 from pixgate.domain.refunds import Natureza
 from pixgate.ledger.service import verify
+from pixgate.payouts.service import settlement as payouts
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import med, payouts, refunds
+from pixgate.services import med, refunds
 from tests.api.test_cash_in import create_charge
 from tests.helpers import bearer, make_account
 from tests.refunds import balance, count_rows, paid_by_our_account, receive, send, stored

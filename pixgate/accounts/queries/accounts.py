@@ -10,7 +10,7 @@ import asyncpg
 
 from pixgate.core.db.pool import Connection, Database
 from pixgate.core.labels import SplitFrequency
-from pixgate.db.batches import read_by_key
+from pixgate.payouts.queries.batches import read_by_key
 
 EDITABLE = ("transaction_limit", "daily_limit", "night_limit", "fees", "split_frequency")
 

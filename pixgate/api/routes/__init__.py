@@ -4,12 +4,9 @@ from fastapi import APIRouter
 
 from pixgate.accounts.routes import auth, balances
 from pixgate.api.routes import (
-    cash_out,
-    cash_out_qrcode,
     dashboard,
     dashboard_webhooks,
     devolucao,
-    dict_transfer,
     med,
     refund_in,
     sandbox_dict,
@@ -20,6 +17,7 @@ from pixgate.api.routes import (
 from pixgate.charges.routes import cash_in, cob, locations
 from pixgate.core.http import ops
 from pixgate.ledger import routes as transactions
+from pixgate.payouts.routes import cash_out, cash_out_qrcode, dict_transfer
 
 ROUTERS: list[APIRouter] = [
     auth.router,

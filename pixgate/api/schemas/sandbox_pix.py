@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.api.schemas.cash_out_qrcode import EXAMPLE_CODE
 from pixgate.core.http.schemas import (
     DOCUMENT,
     EXAMPLE_PAYER,
@@ -13,6 +12,7 @@ from pixgate.core.http.schemas import (
     AwareTimestamp,
     example,
 )
+from pixgate.payouts.schemas.cash_out_qrcode import EXAMPLE_CODE
 
 
 class SandboxPayer(BaseModel):

@@ -41,9 +41,9 @@ from pixgate.core.money import (
 )
 from pixgate.core.pix_keys import SplitKeyType, is_valid_split_key
 from pixgate.jobs import queue as jobs
+from pixgate.payouts.service import external_ids
 from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import external_ids
 
 KIND = TransactionKind.CASH_IN
 

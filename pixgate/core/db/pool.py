@@ -13,7 +13,7 @@ import orjson
 from pixgate.core.db.notify import Notifier, take_requests
 from pixgate.core.db.row_queue import RowQueues
 from pixgate.core.money import json_number
-from pixgate.db.batches import Batcher, Item, Result, Statement
+from pixgate.payouts.queries.batches import Batcher, Item, Result, Statement
 
 if TYPE_CHECKING:
     from asyncpg.pool import PoolConnectionProxy

@@ -45,7 +45,7 @@ from pixgate.core.http.error_schemas import ApiError, ErrorEnvelope, SimpleError
 from pixgate.core.http.json_body import shown_key
 from pixgate.core.http.responses import JSONResponse
 from pixgate.core.http.routing import PixgateRoute
-from pixgate.db.batches import StatementFailed
+from pixgate.payouts.queries.batches import StatementFailed
 
 log = structlog.get_logger(__name__)
 

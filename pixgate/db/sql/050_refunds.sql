@@ -44,7 +44,7 @@ END
 $$;
 
 -- The other side of an internal PIX: one of our accounts paid another's charge
--- (pixgate/services/cash_out_qrcode.py), so the payer's WITHDRAW and the receiver's PAYMENT
+-- (pixgate/payouts/service/cash_out_qrcode.py), so the payer's WITHDRAW and the receiver's PAYMENT
 -- share one end-to-end id, and each links the other as its counterpart: the gateway's ISPB
 -- (p_ispb) in counterpart_ispb and the other's account in counterpart_account_id, written
 -- from one Counterpart (pixgate/core/counterparts.py); the `counterpart` document is never

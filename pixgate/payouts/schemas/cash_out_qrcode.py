@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.api.schemas.cash_out import CashOutResponse
 from pixgate.charges.rules import brcode
 from pixgate.core.http.schemas import DOCUMENT, PixAmount, example
+from pixgate.payouts.schemas.cash_out import CashOutResponse
 
 EXAMPLE_CODE = brcode.encode(brcode.static("loja@example.com", "Loja Exemplo", "Sao Paulo", 1000))
 """A static code paying 10.00 to a PIX key, as a bank app would scan it."""

@@ -5,7 +5,7 @@ then in ONE transaction inserts the transfer (INSERT ... ON CONFLICT on the acco
 idempotency key), holds amount + fee (available -> blocked) and enqueues its settlement.
 A repeat of the key, even concurrent, inserts nothing and answers the first transfer.
 
-Settlement is the generic outgoing one (`services.payouts`); this module
+Settlement is the generic outgoing one (`payouts.service.settlement`); this module
 gives it two hooks: `expiry_failure` (a NORM transfer still queued past
 `created_at + expiration` fails with PAYMENT_EXPIRED, its hold voided, no provider call)
 and `payment_order` (what `provider.pay` receives). A creditorDocument that differs from
@@ -35,13 +35,14 @@ from pixgate.core.errors import (
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import TransactionKind, TransactionStatus
 from pixgate.core.pix_keys import dict_key_type, normalize_key
-from pixgate.db import dict_transfers as rows
 from pixgate.domain.webhooks import EventType
 from pixgate.ledger.queries.transactions import Transaction
+from pixgate.payouts.queries import dict_transfers as rows
+from pixgate.payouts.service import outgoing
 from pixgate.provider import instructions as provider_instructions
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions, PaymentOrder
 from pixgate.runtime import Runtime
-from pixgate.services import events, outgoing
+from pixgate.services import events
 
 log = structlog.get_logger(__name__)
 

@@ -3,7 +3,7 @@
 -- Limits count the PENDING and CONFIRMED outgoing (WITHDRAW) amounts, not the ERROR ones.
 -- That volume is kept per quarter-hour in `limit_usage`: counted when a payment's funds are
 -- held, given back when its hold is voided. The windows' starts (local midnight, 20:00) come
--- from the caller (pixgate/domain/limits.py: they depend on the time zone setting); every
+-- from the caller (pixgate/payouts/rules.py: they depend on the time zone setting); every
 -- time zone's offset is a multiple of 15 minutes, so a window's buckets hold exactly the
 -- window's payments. Counting adds the amount and reads the window's total in one step,
 -- after the caller locked the account row, so two concurrent payments cannot both fit

@@ -1,6 +1,6 @@
 """POST /api/pix/cash-out: a PIX sent to a key, settled later by the settling bank.
 
-The order is checked here; `services.outgoing.hold_pending` then writes the PENDING row,
+The order is checked here; `payouts.service.outgoing.hold_pending` then writes the PENDING row,
 holds amount + fee, checks the limits and queues the settlement, in one statement.
 """
 
@@ -14,10 +14,10 @@ from pixgate.core.errors import InvalidAmount, InvalidPixKey, ValidationFailed
 from pixgate.core.labels import TransactionKind
 from pixgate.core.money import amount_cents
 from pixgate.core.pix_keys import KeyType, is_valid_cash_out_key, normalize_key
+from pixgate.payouts.service import outgoing
+from pixgate.payouts.service.outgoing import CashOut
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import outgoing
-from pixgate.services.outgoing import CashOut
 
 
 @dataclass(frozen=True, slots=True)

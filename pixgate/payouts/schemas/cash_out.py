@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.core.http.schemas import DOCUMENT, EXAMPLE_CPF, BuiltModel, PixAmount, example, iso
 from pixgate.core.pix_keys import KeyType
-from pixgate.services.outgoing import CashOut
+from pixgate.payouts.service.outgoing import CashOut
 
 
 class CashOutDetails(BaseModel):

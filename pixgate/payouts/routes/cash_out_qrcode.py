@@ -5,10 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
-from pixgate.api.schemas.cash_out_qrcode import QrCashOutRequest, QrCashOutResponse
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.routing import PixgateRoute
-from pixgate.services import cash_out_qrcode
+from pixgate.payouts.schemas.cash_out_qrcode import QrCashOutRequest, QrCashOutResponse
+from pixgate.payouts.service import cash_out_qrcode
 
 router = APIRouter(route_class=PixgateRoute, tags=["cash-out"])
 

@@ -6,7 +6,7 @@ from uuid import UUID
 
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import DuplicateExternalId
-from pixgate.db import payments
+from pixgate.payouts.queries import payments
 
 
 async def refuse_duplicate(

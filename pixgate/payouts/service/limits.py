@@ -1,7 +1,7 @@
 """Per-account outgoing limits: per transaction, per Brasília day, per night.
 
 The rules (what counts, when a payment is refused, the give-back of a voided one) are the
-database functions of `pixgate/db/sql/020_limits.sql`; this module prices an account's
+database functions of `pixgate/payouts/sql/020_limits.sql`; this module prices an account's
 `Window` (its limits, and where a payment made now counts in local time) and turns a
 refusal into the spec's error. A refused payment's transaction rolls its count back with
 everything else.
@@ -16,8 +16,8 @@ from pixgate.core.db.pool import Connection
 from pixgate.core.errors import DailyLimitExceeded, NightLimitExceeded, TransactionLimitExceeded
 from pixgate.core.money import format_amount, to_cents
 from pixgate.core.settings import Settings
-from pixgate.db import limit_usage
-from pixgate.domain import limits
+from pixgate.payouts import rules as limits
+from pixgate.payouts.queries import limit_usage
 
 
 def window(settings: Settings, account: Terms | Account, now: datetime) -> limits.Window:

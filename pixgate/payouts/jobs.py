@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pixgate.jobs.queue import SettlePayout
+from pixgate.payouts.service import settlement as payouts
 from pixgate.runtime import Runtime
-from pixgate.services import payouts
 
 
 async def settle(rt: Runtime, args: SettlePayout) -> None:

@@ -5,7 +5,7 @@ A cash-out and a QR cash-out to another bank go through `hold_pending`: one stat
 queues the settlement, or refuses and writes nothing. A DICT transfer and a charge's split
 payout write their own PENDING row (each has its own idempotency rule), then hand it to
 `hold_and_queue`: the same hold, count and job, in the caller's transaction, by the same
-database function (`payout_hold()`). Settlement is `services.payouts` for all of them.
+database function (`payout_hold()`). Settlement is `payouts.service.settlement` for all of them.
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ from pixgate.core.errors import (
 )
 from pixgate.core.labels import TransactionStatus
 from pixgate.core.settings import Settings
-from pixgate.db import payments
-from pixgate.domain import limits
-from pixgate.domain.limits import Window
 from pixgate.jobs import queue as jobs
+from pixgate.payouts import rules as limits
+from pixgate.payouts.queries import payments
+from pixgate.payouts.rules import Window
+from pixgate.payouts.service import external_ids
+from pixgate.payouts.service import limits as limit_rules
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
-from pixgate.services import external_ids
-from pixgate.services import limits as limit_rules
 
 # Every outgoing PIX is priced by the account's `cash_out` fee.
 FEE_KEY = "cash_out"
@@ -101,7 +101,7 @@ async def hold_pending(
 
     `payments.hold_payout` is one round trip and its own transaction (it was seven round
     trips, the largest single share of the API's CPU per cash-out), shared with the other
-    cash-outs of the account that wait for its row meanwhile (`db.batches`). The fee and
+    cash-outs of the account that wait for its row meanwhile (`payouts.queries.batches`). The fee and
     limits are priced from this process's copy of the account's terms, which the statement
     compares with the locked row: a stale copy is re-read and the payout tried again.
     The request's provider instructions are kept with the row for the provider's settlement.

@@ -13,17 +13,17 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header
 
 from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
-from pixgate.api.schemas.dict_transfer import (
-    DictTransferRequest,
-    DictTransferResponse,
-    is_uuid_v4,
-)
 from pixgate.core import errors
 from pixgate.core.http.error_schemas import SimpleError
 from pixgate.core.http.errors import CentralBankRoute, Family, openapi_responses
 from pixgate.core.http.responses import JSONResponse, exact
 from pixgate.core.money import to_cents
-from pixgate.services import dict_transfer
+from pixgate.payouts.schemas.dict_transfer import (
+    DictTransferRequest,
+    DictTransferResponse,
+    is_uuid_v4,
+)
+from pixgate.payouts.service import dict_transfer
 
 router = APIRouter(
     route_class=CentralBankRoute, tags=["dict"], responses={401: {"model": SimpleError}}

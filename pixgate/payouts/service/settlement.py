@@ -19,13 +19,14 @@ from typing import Any
 
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.labels import OperationType, TransactionKind, TransactionStatus
-from pixgate.db import payments
 from pixgate.domain.refunds import RETURN_KINDS, RefundKind
 from pixgate.domain.webhooks import EventType
 from pixgate.ledger.queries.transactions import Transaction
+from pixgate.payouts.queries import payments
+from pixgate.payouts.service import dict_transfer
 from pixgate.provider.base import PaymentOrder, PaymentResult, SettlingBank
 from pixgate.runtime import Runtime
-from pixgate.services import dict_transfer, refunds
+from pixgate.services import refunds
 
 SETTLED_OPERATIONS = frozenset({OperationType.WITHDRAW, OperationType.REFUND_IN})
 """What the settling bank settles: payments sent, and returns of payments received."""
@@ -44,7 +45,7 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
         return
     result = await _ask_the_bank(rt, row, hooks)
     # sent with the account's other settlements waiting meanwhile, ahead of its new
-    # cash-outs: accepted payouts are settled before more are accepted (db.batches)
+    # cash-outs: accepted payouts are settled before more are accepted (payouts.queries.batches)
     await payments.settle_payout(
         rt.db,
         row.account_id,

@@ -5,10 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
-from pixgate.api.schemas.cash_out import CashOutRequest, CashOutResponse
 from pixgate.core import errors
 from pixgate.core.http.errors import EnvelopeRoute, openapi_responses
-from pixgate.services import cash_out
+from pixgate.payouts.schemas.cash_out import CashOutRequest, CashOutResponse
+from pixgate.payouts.service import cash_out
 
 router = APIRouter(route_class=EnvelopeRoute, tags=["cash-out"])
 

@@ -8,7 +8,7 @@ from datetime import datetime
 import asyncpg
 
 from pixgate.core.db.pool import Connection
-from pixgate.domain.limits import Window
+from pixgate.payouts.rules import Window
 
 # SQLSTATEs of limit_check(), by the limit refused.
 REFUSALS = {"PXL00": "transaction", "PXL01": "daily", "PXL02": "night"}

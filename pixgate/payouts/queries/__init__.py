@@ -1,0 +1,1 @@
+"""Payouts: queries: named functions over a connection; they never commit."""

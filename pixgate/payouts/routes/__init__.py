@@ -1,0 +1,1 @@
+"""Payouts: HTTP routes: parse, call a service, shape the answer."""

@@ -1,0 +1,1 @@
+"""Payouts: wire schemas: what the routes read and write."""

@@ -1,0 +1,1 @@
+"""Payouts: use cases: each public function is one transaction."""

@@ -1,0 +1,1 @@
+"""Payouts: sql."""
