@@ -3,7 +3,7 @@
 Each step is one transaction: the case's state, its balance move (`sql/060_med.sql`) and
 its webhook event (`med_created`, `med_accepted`, `med_rejected`) commit together. An
 approved case's refund is created in the analysis' transaction by the refund rule every
-refund goes through (`db.refunds`), so it can never exceed what is left of the PIX.
+refund goes through (`refunds.queries`), so it can never exceed what is left of the PIX.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ from pixgate.domain.med import (
     wire,
 )
 from pixgate.domain.webhooks import EventType
+from pixgate.refunds import service as refunds
 from pixgate.runtime import Runtime
-from pixgate.services import events, refunds
+from pixgate.services import events
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,10 +27,8 @@ from pixgate.core.labels import TransactionStatus
 from pixgate.domain.med import AnalysisResult, MedReason, MedStatus
 from pixgate.domain.scenarios import SETTLEMENT_ERRORS
 from pixgate.provider.base import Instructions
-from pixgate.services import (
-    med,
-    refunds,
-)
+from pixgate.refunds import service as refunds
+from pixgate.services import med
 from tests.ledger.model_base import LedgerModel
 from tests.ledger.model_world import (
     AMOUNT,

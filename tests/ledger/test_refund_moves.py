@@ -20,13 +20,13 @@ from pixgate.core.db.pool import Connection
 from pixgate.core.errors import InsufficientBalance, RefundAmountExceeded
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.db import med as med_rows
-from pixgate.db import refunds as refund_rows
 from pixgate.domain.med import AnalysisResult, Bank, MedStatus
-from pixgate.domain.refunds import Natureza, RefundKind
 from pixgate.jobs.queue import DELIVER_WEBHOOK
 from pixgate.ledger.service import verify
+from pixgate.refunds import queries as refund_rows
+from pixgate.refunds import service as refunds
+from pixgate.refunds.rules import Natureza, RefundKind
 from pixgate.runtime import Runtime
-from pixgate.services import refunds
 from tests.builders import insert_transactions
 from tests.helpers import make_account
 

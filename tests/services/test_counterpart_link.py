@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from pixgate.core.errors import NotFound
+from pixgate.refunds import service as refunds
 from pixgate.runtime import Runtime
-from pixgate.services import refunds
 from tests.api.test_cash_in import create_charge, split
 from tests.api.test_dict_transfer import (
     EMAIL_KEY,

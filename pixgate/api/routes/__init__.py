@@ -6,9 +6,7 @@ from pixgate.accounts.routes import auth, balances
 from pixgate.api.routes import (
     dashboard,
     dashboard_webhooks,
-    devolucao,
     med,
-    refund_in,
     sandbox_dict,
     sandbox_med,
     sandbox_pix,
@@ -18,6 +16,7 @@ from pixgate.charges.routes import cash_in, cob, locations
 from pixgate.core.http import ops
 from pixgate.ledger import routes as transactions
 from pixgate.payouts.routes import cash_out, cash_out_qrcode, dict_transfer
+from pixgate.refunds.routes import devolucao, refund_in
 
 ROUTERS: list[APIRouter] = [
     auth.router,

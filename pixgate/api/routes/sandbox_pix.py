@@ -15,7 +15,6 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path
 
 from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep, sandbox_only
-from pixgate.api.schemas.refunds import RefundOutRequest, RefundOutResponse
 from pixgate.api.schemas.sandbox_pix import (
     Received,
     SandboxIncomingRequest,
@@ -28,7 +27,8 @@ from pixgate.core.http.responses import JSONResponse, exact
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import iso
 from pixgate.core.money import to_decimal
-from pixgate.services import refunds
+from pixgate.refunds import service as refunds
+from pixgate.refunds.schemas import RefundOutRequest, RefundOutResponse
 
 router = APIRouter(
     route_class=PixgateRoute,

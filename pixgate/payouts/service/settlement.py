@@ -5,9 +5,9 @@ its own transaction), the PENDING row becomes final exactly once (a conditional 
 `cash_out` event is written, and the hold is posted (amount to the settling bank, fee to our
 revenue) or voided (everything back to available, the amount no longer counted by the
 limits). A second run of the same job changes nothing. Refunds of received PIX (REFUND_IN)
-settle the same way, as a return (`services.refunds.send_return`), writing `refund_in`,
+settle the same way, as a return (`refunds.service.send_return`), writing `refund_in`,
 unless another of our accounts paid the PIX: then the refund settles in the house, without
-the bank (`services.refunds.settle_in_house`).
+the bank (`refunds.service.settle_in_house`).
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from typing import Any
 
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.labels import OperationType, TransactionKind, TransactionStatus
-from pixgate.domain.refunds import RETURN_KINDS, RefundKind
 from pixgate.domain.webhooks import EventType
 from pixgate.ledger.queries.transactions import Transaction
 from pixgate.payouts.queries import payments
 from pixgate.payouts.service import dict_transfer
 from pixgate.provider.base import PaymentOrder, PaymentResult, SettlingBank
+from pixgate.refunds import service as refunds
+from pixgate.refunds.rules import RETURN_KINDS, RefundKind
 from pixgate.runtime import Runtime
-from pixgate.services import refunds
 
 SETTLED_OPERATIONS = frozenset({OperationType.WITHDRAW, OperationType.REFUND_IN})
 """What the settling bank settles: payments sent, and returns of payments received."""

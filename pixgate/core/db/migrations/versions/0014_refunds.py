@@ -2,7 +2,7 @@
 
 A refund (REFUND_IN of a received PIX, REFUND_OUT of a cash-out) names its original in
 `parent_id`; every refund request counts the original's refunds (`refund_fits()`,
-`pixgate/db/sql/050_refunds.sql`) while it holds the original's lock, so that count reads
+`pixgate/refunds/sql/050_refunds.sql`) while it holds the original's lock, so that count reads
 an index instead of the account's transactions.
 
 Revision ID: 0014

@@ -3,7 +3,7 @@
 `counterpart_ispb` is the counterpart's institution; `counterpart_account_id` names our own
 account when the other side of the PIX banks with this gateway (an internal transfer). The
 refund of an internal PIX is recognised by that id (`refund_twin()`,
-`pixgate/db/sql/050_refunds.sql`), never by parsing the `counterpart` document, which stays
+`pixgate/refunds/sql/050_refunds.sql`), never by parsing the `counterpart` document, which stays
 for the wire. The index finds the other side of an internal PIX: the row of the named
 account with the same end-to-end id.
 

@@ -2,7 +2,7 @@
 the identifiers a refund request may carry.
 
 The rules that count money (what is left to refund, the refund window) are the database's
-(`pixgate/db/sql/050_refunds.sql`); this module only names things and maps states.
+(`pixgate/refunds/sql/050_refunds.sql`); this module only names things and maps states.
 """
 
 from __future__ import annotations

@@ -12,14 +12,14 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 
 from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
-from pixgate.api.schemas.refunds import RefundInRequest, RefundInResponse
 from pixgate.core import errors
 from pixgate.core.http.errors import Family, openapi_responses
 from pixgate.core.http.responses import JSONResponse, exact
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import iso
 from pixgate.core.money import to_decimal
-from pixgate.services import refunds
+from pixgate.refunds import service as refunds
+from pixgate.refunds.schemas import RefundInRequest, RefundInResponse
 
 router = APIRouter(route_class=PixgateRoute, tags=["refunds"])
 

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.core.http.schemas import Amount, ApiModel, CentralBankAmount, Money, example
-from pixgate.domain.refunds import REFUND_ID_PATTERN, DevolucaoStatus, Natureza
+from pixgate.refunds.rules import REFUND_ID_PATTERN, DevolucaoStatus, Natureza
 
 MAX_DESCRIPTION = 140
 """What the pacs.004's RemittanceInformation holds."""

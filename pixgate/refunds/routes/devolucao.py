@@ -12,12 +12,12 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Response
 
 from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
-from pixgate.api.schemas.refunds import DevolucaoRequest, DevolucaoResponse, Horario
 from pixgate.core import errors
 from pixgate.core.http.errors import CentralBankRoute, Family, openapi_responses
 from pixgate.core.http.schemas import iso
 from pixgate.core.money import format_amount
-from pixgate.domain.refunds import (
+from pixgate.refunds import service as refunds
+from pixgate.refunds.rules import (
     DEVOLUCAO_STATUS,
     END_TO_END_PATTERN,
     REFUND_ID_PATTERN,
@@ -25,7 +25,7 @@ from pixgate.domain.refunds import (
     Natureza,
     motivo,
 )
-from pixgate.services import refunds
+from pixgate.refunds.schemas import DevolucaoRequest, DevolucaoResponse, Horario
 
 router = APIRouter(route_class=CentralBankRoute, tags=["refunds"])
 

@@ -2,7 +2,7 @@
 
 A refund of a received PIX, asked for by `POST /api/pix/refund-in/{id}` (`refund_in`) or
 `PUT /pix/{e2eid}/devolucao/{id}` (`devolucao`), is one REFUND_IN transaction whose
-`parent_id` is the original. `db.refunds.create` (the database function `refund_hold()`)
+`parent_id` is the original. `refunds.queries.create` (the database function `refund_hold()`)
 locks the original, refuses what the refundable-balance rule or the refund window refuse,
 and writes the PENDING row, the hold of its amount (no fee; the outgoing limits do not
 count refunds) and its settlement job, in one transaction. The settling bank then returns
@@ -46,8 +46,6 @@ from pixgate.core.errors import (
 )
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.money import InvalidAmount, amount_cents
-from pixgate.db import refunds as rows
-from pixgate.domain.refunds import REQUESTABLE, Natureza, RefundKind
 from pixgate.ledger.queries.transactions import Transaction
 from pixgate.payouts.service import external_ids
 from pixgate.provider import instructions as provider_instructions
@@ -58,6 +56,8 @@ from pixgate.provider.base import (
     ReturnOrder,
     SettlingBank,
 )
+from pixgate.refunds import queries as rows
+from pixgate.refunds.rules import REQUESTABLE, Natureza, RefundKind
 from pixgate.runtime import Runtime
 
 Refund = rows.Refund

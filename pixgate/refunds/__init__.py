@@ -1,0 +1,1 @@
+"""Refunds (devoluções) of received and sent PIX."""

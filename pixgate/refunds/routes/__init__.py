@@ -1,0 +1,1 @@
+"""Refunds: HTTP routes: parse, call a service, shape the answer."""

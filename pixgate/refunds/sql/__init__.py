@@ -1,0 +1,1 @@
+"""Refunds: sql."""
