@@ -5,8 +5,8 @@ or name; what remains is read by a library or by value, each named here with the
 Anything else vulture reports is dead: remove it rather than adding it here."""
 
 from pixgate.core.labels import SplitFrequency
-from pixgate.domain.med import MedCause
 from pixgate.jobs.queue import JobStatus
+from pixgate.med.rules import MedCause
 from pixgate.services.webhooks import transport
 
 # Enum members that the database stores and the code reads by value (`JobStatus(row[...])`,

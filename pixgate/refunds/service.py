@@ -203,12 +203,12 @@ async def return_for_med(
     kind `med` with the case's `natureza` (MED_FRAUDE or MED_OPERACIONAL), settled like the
     others. At most what is left to refund of the PIX (the refundable-balance rule counts
     every refund, whichever way it came); None, and nothing written, when nothing is left.
-    The caller must hold the PIX's row lock (`db.med.release` takes it).
+    The caller must hold the PIX's row lock (`med.queries.release` takes it).
     The refund window does not apply: the MED has deadlines of its own. Its id, numeric."""
     found = await rows.original_by_id(conn, account_id, original_id)
     if found is None:
         raise NotFound(f"transaction {original_id} not found")
-    # the caller (services.med) holds the PIX's row lock: what is left cannot change meanwhile
+    # the caller (med.service) holds the PIX's row lock: what is left cannot change meanwhile
     amount = min(amount, await rows.refundable(conn, original_id))
     if amount <= 0:
         return None

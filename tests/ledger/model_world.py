@@ -26,10 +26,10 @@ from pixgate.core.errors import (
 from pixgate.core.labels import TransactionStatus
 from pixgate.core.pix_keys import SplitKeyType
 from pixgate.core.settings import Settings
-from pixgate.domain.med import MedReason
+from pixgate.med import service as med
+from pixgate.med.rules import MedReason
 from pixgate.payouts.service import dict_transfer
 from pixgate.runtime import Runtime, build_runtime
-from pixgate.services import med
 
 T = TypeVar("T")
 

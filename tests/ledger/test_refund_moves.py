@@ -19,10 +19,10 @@ from pixgate.core.counterparts import Counterpart
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import InsufficientBalance, RefundAmountExceeded
 from pixgate.core.ids import new_end_to_end_id
-from pixgate.db import med as med_rows
-from pixgate.domain.med import AnalysisResult, Bank, MedStatus
 from pixgate.jobs.queue import DELIVER_WEBHOOK
 from pixgate.ledger.service import verify
+from pixgate.med import queries as med_rows
+from pixgate.med.rules import AnalysisResult, Bank, MedStatus
 from pixgate.refunds import queries as refund_rows
 from pixgate.refunds import service as refunds
 from pixgate.refunds.rules import Natureza, RefundKind
@@ -237,7 +237,7 @@ async def _take_in(
 async def _release(
     rt: Runtime, conn: Connection, account_id: int, model: Model, index: int, *, approve: bool
 ) -> None:
-    """med_release(), and on approval the refund of the released block (as services.med
+    """med_release(), and on approval the refund of the released block (as med.service
     does, in the same transaction)."""
     case_id, pix, blocked = model.cases.pop(index % len(model.cases))
     result = AnalysisResult.APPROVED if approve else AnalysisResult.REJECTED

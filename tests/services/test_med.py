@@ -1,4 +1,4 @@
-"""services.med, called directly: a case taken in blocks the disputed PIX, an approval turns
+"""med.service, called directly: a case taken in blocks the disputed PIX, an approval turns
 the block into a refund, a rejection or a cancellation releases it; an ended case is final,
 and of two analyses at once exactly one wins."""
 
@@ -12,12 +12,12 @@ import pytest
 from pixgate.charges.service import charges, cob
 from pixgate.core.errors import Conflict, NotFound
 from pixgate.core.ids import new_end_to_end_id, new_txid
-from pixgate.domain.med import AnalysisResult, MedCase, MedReason, MedStatus
 from pixgate.ledger.service import verify
+from pixgate.med import service as med
+from pixgate.med.rules import AnalysisResult, MedCase, MedReason, MedStatus
 from pixgate.payouts.service import cash_out_qrcode
 from pixgate.payouts.service import settlement as payouts
 from pixgate.runtime import Runtime
-from pixgate.services import med
 from tests.helpers import footprint, make_account
 from tests.refunds import balance
 from tests.services.test_charges import PAYER

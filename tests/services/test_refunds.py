@@ -11,15 +11,15 @@ import httpx
 import pytest
 
 from pixgate.core.errors import RefundAmountExceeded
-from pixgate.domain.med import AnalysisResult, MedCase, MedReason
 from pixgate.ledger.service import verify
+from pixgate.med import service as med
+from pixgate.med.rules import AnalysisResult, MedCase, MedReason
 from pixgate.payouts.service import settlement as payouts
 from pixgate.provider.base import Instructions
 from pixgate.refunds import queries as refund_rows
 from pixgate.refunds import service as refunds
 from pixgate.refunds.rules import Natureza
 from pixgate.runtime import Runtime
-from pixgate.services import med
 from tests.api.test_cash_in import create_charge
 from tests.helpers import bearer, make_account
 from tests.refunds import balance, count_rows, paid_by_our_account, receive, send, stored

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import ConfigDict, Field
 
 from pixgate.core.http.schemas import ApiModel, Money, example
-from pixgate.domain.med import AnalysisResult, MedCause, MedReason, MedStatus
+from pixgate.med.rules import AnalysisResult, MedCause, MedReason, MedStatus
 
 EXAMPLE_END_TO_END_ID = "E60701190202611221410Ab12345678c"
 

@@ -10,7 +10,7 @@ from typing import Any
 import asyncpg
 
 from pixgate.core.db.pool import Connection
-from pixgate.domain.med import (
+from pixgate.med.rules import (
     AnalysisResult,
     Bank,
     MedCase,

@@ -15,8 +15,9 @@ from datetime import datetime
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
 from pixgate.core.ids import is_end_to_end_id
-from pixgate.db import med as med_rows
-from pixgate.domain.med import (
+from pixgate.domain.webhooks import EventType
+from pixgate.med import queries as med_rows
+from pixgate.med.rules import (
     OPEN_STATUSES,
     AnalysisResult,
     Bank,
@@ -28,7 +29,6 @@ from pixgate.domain.med import (
     requesting_ispb,
     wire,
 )
-from pixgate.domain.webhooks import EventType
 from pixgate.refunds import service as refunds
 from pixgate.runtime import Runtime
 from pixgate.services import events

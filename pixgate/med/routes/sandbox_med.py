@@ -8,12 +8,12 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path
 
 from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep, sandbox_only
-from pixgate.api.schemas.med import MedItem, SandboxMedAnalysis, SandboxMedRequest
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.responses import JSONResponse, exact
 from pixgate.core.http.routing import PixgateRoute
-from pixgate.domain.med import wire
-from pixgate.services import med
+from pixgate.med import service as med
+from pixgate.med.rules import wire
+from pixgate.med.schemas import MedItem, SandboxMedAnalysis, SandboxMedRequest
 
 router = APIRouter(
     route_class=PixgateRoute,

@@ -7,15 +7,15 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 
 from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep
-from pixgate.api.schemas.med import MedItem, MedMetadata, MedPage
 from pixgate.core.http import rate_limit
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Page, PageSize
 from pixgate.core.http.responses import JSONResponse, exact
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import Timestamp
-from pixgate.domain.med import MedStatus, wire
-from pixgate.services import med
+from pixgate.med import service as med
+from pixgate.med.rules import MedStatus, wire
+from pixgate.med.schemas import MedItem, MedMetadata, MedPage
 
 router = APIRouter(
     route_class=PixgateRoute,

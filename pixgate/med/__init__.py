@@ -1,0 +1,1 @@
+"""MED: special return requests (fraud and operational failure) and their refunds."""

@@ -1,0 +1,1 @@
+"""Med: HTTP routes: parse, call a service, shape the answer."""
