@@ -7,7 +7,7 @@ Anything else vulture reports is dead: remove it rather than adding it here."""
 from pixgate.core.labels import SplitFrequency
 from pixgate.jobs.queue import JobStatus
 from pixgate.med.rules import MedCause
-from pixgate.services.webhooks import transport
+from pixgate.webhooks.service import transport
 
 # Enum members that the database stores and the code reads by value (`JobStatus(row[...])`,
 # a CHECK constraint, an HTTP field), never by name.

@@ -65,7 +65,7 @@ from _common import (
 )
 
 from pixgate.domain import scenarios
-from pixgate.domain.webhooks import EventType
+from pixgate.webhooks.rules.webhooks import EventType
 
 PAYER = {"name": "Joao Pagador", "document": "52998224725"}
 HOLDER_CPF = "11144477735"

@@ -14,13 +14,13 @@ from fastapi.staticfiles import StaticFiles
 from pixgate.accounts.routes.deps import screen_request
 from pixgate.accounts.service import auth
 from pixgate.api.routes import ROUTERS
-from pixgate.api.routes.webhooks import register_openapi_webhooks
 from pixgate.core.http import errors, openapi
 from pixgate.core.http.middleware import RequestContext
 from pixgate.core.http.responses import JSONResponse
 from pixgate.core.settings import Settings
 from pixgate.jobs.worker import Worker
 from pixgate.runtime import Runtime, build_runtime, resolve_database_url
+from pixgate.webhooks.routes import register_openapi_webhooks
 
 DESCRIPTION = """\
 pixgate takes PIX payments (charges with BR Code / QR), sends payments to PIX keys,

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from pixgate.charges.jobs import expiry as charges
 from pixgate.charges.jobs import splits
-from pixgate.jobs import webhooks
 from pixgate.jobs.queue import (
     DELIVER_WEBHOOK,
     EXPIRE_CHARGE,
@@ -25,6 +24,7 @@ from pixgate.jobs.queue import (
     JobKind,
 )
 from pixgate.payouts import jobs as settlement
+from pixgate.webhooks import jobs as webhooks
 
 if TYPE_CHECKING:
     from pixgate.runtime import Runtime

@@ -15,7 +15,6 @@ from datetime import datetime
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
 from pixgate.core.ids import is_end_to_end_id
-from pixgate.domain.webhooks import EventType
 from pixgate.med import queries as med_rows
 from pixgate.med.rules import (
     OPEN_STATUSES,
@@ -31,7 +30,8 @@ from pixgate.med.rules import (
 )
 from pixgate.refunds import service as refunds
 from pixgate.runtime import Runtime
-from pixgate.services import events
+from pixgate.webhooks.rules.webhooks import EventType
+from pixgate.webhooks.service import outbox as events
 
 
 @dataclass(frozen=True, slots=True)

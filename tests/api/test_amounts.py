@@ -21,7 +21,7 @@ from pixgate.charges.rules import brcode
 from pixgate.core.money import MAX_AMOUNT, MAX_CENTS, to_cents
 from pixgate.payouts.schemas.cash_out_qrcode import EXAMPLE_CODE
 from pixgate.runtime import Runtime
-from pixgate.services import webhooks
+from pixgate.webhooks import service as webhooks
 from tests.helpers import balance, bearer, cert_header, footprint, make_account
 from tests.processes import PIXGATE, server_env, serving
 from tests.support import drain

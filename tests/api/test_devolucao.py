@@ -9,7 +9,7 @@ import httpx
 import orjson
 
 from pixgate.runtime import Runtime
-from pixgate.services import webhooks
+from pixgate.webhooks import service as webhooks
 from tests.helpers import SIMPLE_BODY, bearer, make_account
 from tests.refunds import (
     account_with_pix,

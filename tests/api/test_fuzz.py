@@ -43,7 +43,7 @@ from schemathesis.specs.openapi.checks import (
 from pixgate.api.app import create_app
 from pixgate.core.errors import UnsafeWebhookDestination
 from pixgate.runtime import Runtime
-from pixgate.services.webhooks import transport
+from pixgate.webhooks.service import transport
 from tests.api.fuzz_fields import body_fields, refill
 from tests.helpers import bearer, make_account
 from tests.support import drain

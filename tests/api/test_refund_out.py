@@ -10,7 +10,7 @@ import httpx
 import orjson
 
 from pixgate.runtime import Runtime
-from pixgate.services import webhooks
+from pixgate.webhooks import service as webhooks
 from tests.helpers import assert_general_error, bearer, make_account
 from tests.refunds import (
     EVP,

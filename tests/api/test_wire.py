@@ -99,7 +99,7 @@ CAMEL_KEYS_ALLOWED = {
     ("dict_transfer.py", "TransferOrder.details"): "transactions.details as stored",
     ("refunds.py", "_create"): "transactions.details as stored",
     ("splits.py", "_pay_out"): "transactions.details as stored",
-    # The webhook payload's `extra` members (pixgate/domain/webhook_payloads.py's wire format).
+    # The webhook payload's `extra` members (pixgate/webhooks/rules/payloads.py's wire format).
     ("charges.py", "pay"): "the v2 payload's txId, passed to events.record",
     # A PixgateError's `details`, rendered as given by core/http/errors.py (docs/errors.md).
     ("external_ids.py", "_duplicate"): "DuplicateExternalId's details",

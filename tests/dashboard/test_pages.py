@@ -263,7 +263,7 @@ class TestWebhooks:
 
 
 async def _endpoints(rt: Runtime, browser: Browser) -> list[object]:
-    from pixgate.services import webhooks
+    from pixgate.webhooks import service as webhooks
 
     page = await browser.get("/dashboard")
     account_id = int(page.text.split("Account ")[1].split("<")[0])
@@ -322,7 +322,7 @@ class TestCharges:
 async def test_the_disabled_api_route_points_to_the_dashboard(
     rt: Runtime, browser: Browser
 ) -> None:
-    from pixgate.api.routes.webhooks import DISABLED_MESSAGE
+    from pixgate.webhooks.routes import DISABLED_MESSAGE
 
     assert "/dashboard/webhooks" in DISABLED_MESSAGE
     assert csrf_of  # the helpers stay importable for the browser tests

@@ -12,12 +12,17 @@ from pathlib import Path
 import pytest
 
 from pixgate.core.labels import OperationType, SplitFrequency, TransactionStatus
-from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus, EventType, WebhookVersion
 from pixgate.jobs import queue as jobs
 from pixgate.jobs.queue import JobStatus
 from pixgate.ledger.queries.transactions import COLUMNS, Transaction
 from pixgate.med.rules import AnalysisResult, MedReason, MedStatus
 from pixgate.runtime import Runtime
+from pixgate.webhooks.rules.webhooks import (
+    AttemptTrigger,
+    DeliveryStatus,
+    EventType,
+    WebhookVersion,
+)
 
 CONSTRAINED: dict[str, type[StrEnum]] = {
     "ck_transactions_status": TransactionStatus,

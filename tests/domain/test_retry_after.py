@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pixgate.domain.webhooks import parse_retry_after
+from pixgate.webhooks.rules.webhooks import parse_retry_after
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 

@@ -16,7 +16,7 @@ from pixgate.jobs import queue as jobs
 from pixgate.jobs import worker
 from pixgate.jobs.registry import HANDLERS
 from pixgate.runtime import Runtime
-from pixgate.services import webhooks
+from pixgate.webhooks import service as webhooks
 from tests.api.test_cash_in import create_charge, split
 from tests.api.test_sandbox_pay import PAY, PAYER
 from tests.helpers import bearer, make_account

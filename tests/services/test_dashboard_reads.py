@@ -11,9 +11,9 @@ import pytest
 from pixgate.accounts.service import auth
 from pixgate.charges.service import cash_in, charges
 from pixgate.core.errors import InvalidCredentials, NotFound
-from pixgate.db import webhook_endpoints as webhook_rows
 from pixgate.runtime import Runtime
-from pixgate.services import webhooks
+from pixgate.webhooks import service as webhooks
+from pixgate.webhooks.queries import endpoints as webhook_rows
 from tests.helpers import make_account
 from tests.support import drain
 from tests.webhooks.receiver import Receiver

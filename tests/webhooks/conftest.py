@@ -8,7 +8,7 @@ import pytest
 
 from pixgate.core.db.pool import Connection
 from pixgate.runtime import Runtime
-from pixgate.services.webhooks import destinations
+from pixgate.webhooks.service import destinations
 from tests.builders import count_sent
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 from pixgate.runtime import Runtime
-from pixgate.services import events
+from pixgate.webhooks.service import outbox as events
 from tests.helpers import assert_general_error, bearer, make_account
 from tests.processes import serving
 from tests.support import drain
@@ -45,7 +45,7 @@ class TestDisabledByDefault:
     async def test_get_answers_an_empty_list_even_when_webhooks_exist(
         self, insecure: Runtime, client: httpx.AsyncClient, receiver: Receiver
     ) -> None:
-        from pixgate.services import webhooks
+        from pixgate.webhooks import service as webhooks
 
         account = await make_account(insecure)
         await webhooks.add(insecure, account.account_id, event_type="cash_in", url=receiver.url())
@@ -191,7 +191,7 @@ class TestResend:
     async def test_resend_to_configured_urls_by_every_identifier(
         self, insecure: Runtime, client: httpx.AsyncClient, receiver: Receiver
     ) -> None:
-        from pixgate.services import webhooks
+        from pixgate.webhooks import service as webhooks
 
         account = await make_account(insecure)
         auth = await bearer(client, account)
@@ -324,7 +324,7 @@ class TestEvents:
     async def test_list_filters_and_paginates(
         self, insecure: Runtime, client: httpx.AsyncClient, receiver: Receiver
     ) -> None:
-        from pixgate.services import webhooks
+        from pixgate.webhooks import service as webhooks
 
         account = await make_account(insecure)
         auth = await bearer(client, account)

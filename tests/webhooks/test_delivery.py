@@ -14,8 +14,9 @@ import structlog
 
 from pixgate.jobs.worker import run_once
 from pixgate.runtime import Runtime
-from pixgate.services import events, webhooks
+from pixgate.webhooks import service as webhooks
 from pixgate.webhooks import verify_signature
+from pixgate.webhooks.service import outbox as events
 from tests.helpers import bearer, make_account
 from tests.support import FixedClock, drain
 from tests.webhooks.conftest import insert_transaction, make_due

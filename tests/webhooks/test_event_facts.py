@@ -14,11 +14,10 @@ import pytest
 
 from pixgate.core.db.pool import Connection
 from pixgate.core.money import json_number
-from pixgate.domain import event_facts
-from pixgate.domain import webhook_payloads as payloads
-from pixgate.domain.webhooks import EventType, WebhookVersion
 from pixgate.runtime import Runtime
-from pixgate.services import events
+from pixgate.webhooks.rules import event_facts, payloads
+from pixgate.webhooks.rules.webhooks import EventType, WebhookVersion
+from pixgate.webhooks.service import outbox as events
 from tests.helpers import make_account
 from tests.webhooks.conftest import insert_transaction
 

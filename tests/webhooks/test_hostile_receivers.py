@@ -18,7 +18,8 @@ import pytest
 
 from pixgate.jobs.worker import run_once
 from pixgate.runtime import Runtime
-from pixgate.services import events, webhooks
+from pixgate.webhooks import service as webhooks
+from pixgate.webhooks.service import outbox as events
 from tests.helpers import make_account
 from tests.webhooks.conftest import insert_transaction, make_due
 from tests.webhooks.receiver import (

@@ -8,10 +8,9 @@ from decimal import Decimal
 
 import pytest
 
-from pixgate.api.schemas import webhooks as schemas
 from pixgate.core.errors import InvalidWebhookConfig, UnsafeWebhookDestination
-from pixgate.domain import webhooks as rules
-from pixgate.webhooks import verify_signature
+from pixgate.webhooks import schemas, verify_signature
+from pixgate.webhooks.rules import webhooks as rules
 from tests.webhooks import refused_config as refused
 
 # The Standard Webhooks reference vector (standard-webhooks spec test suite).

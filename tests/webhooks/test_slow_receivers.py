@@ -19,10 +19,11 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 
-from pixgate.domain.webhooks import EventType
 from pixgate.jobs.worker import run_once
 from pixgate.runtime import Runtime
-from pixgate.services import events, webhooks
+from pixgate.webhooks import service as webhooks
+from pixgate.webhooks.rules.webhooks import EventType
+from pixgate.webhooks.service import outbox as events
 from tests.helpers import make_account, running_worker
 from tests.support import FixedClock
 from tests.webhooks.conftest import insert_transaction, make_due

@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 
 from pixgate.runtime import Runtime
-from pixgate.services import events, webhooks
+from pixgate.webhooks import service as webhooks
 from pixgate.webhooks import verify_signature
+from pixgate.webhooks.service import outbox as events
 from tests.helpers import make_account
 from tests.webhooks.conftest import insert_transaction
 from tests.webhooks.receiver import STALL, Receiver

@@ -3,13 +3,14 @@
 from fastapi import APIRouter
 
 from pixgate.accounts.routes import auth, balances
-from pixgate.api.routes import dashboard, dashboard_webhooks, sandbox_dict, sandbox_pix, webhooks
+from pixgate.api.routes import dashboard, dashboard_webhooks, sandbox_dict, sandbox_pix
 from pixgate.charges.routes import cash_in, cob, locations
 from pixgate.core.http import ops
 from pixgate.ledger import routes as transactions
 from pixgate.med.routes import med, sandbox_med
 from pixgate.payouts.routes import cash_out, cash_out_qrcode, dict_transfer
 from pixgate.refunds.routes import devolucao, refund_in
+from pixgate.webhooks import routes as webhooks
 
 ROUTERS: list[APIRouter] = [
     auth.router,

@@ -20,7 +20,6 @@ from pixgate.api.dashboard.render import (
     read_form,
 )
 from pixgate.api.dashboard.render import field as form_field
-from pixgate.api.routes.webhooks import RESEND_RATE
 from pixgate.core.errors import (
     Conflict,
     InvalidWebhookConfig,
@@ -31,10 +30,11 @@ from pixgate.core.errors import (
 )
 from pixgate.core.http import rate_limit
 from pixgate.core.masking import mask_header_values
-from pixgate.domain import webhooks as rules
 from pixgate.runtime import Runtime
-from pixgate.services import webhooks
-from pixgate.services.webhooks.events import DELIVERY_STATES
+from pixgate.webhooks import service as webhooks
+from pixgate.webhooks.routes import RESEND_RATE
+from pixgate.webhooks.rules import webhooks as rules
+from pixgate.webhooks.service.events import DELIVERY_STATES
 
 router = APIRouter(route_class=DashboardRoute)
 

@@ -36,12 +36,12 @@ from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import ChargeStatus, TransactionKind
 from pixgate.core.money import InvalidAmount, amount_cents
 from pixgate.core.settings import Settings
-from pixgate.domain.webhooks import EventType
 from pixgate.ledger.queries import journal
 from pixgate.ledger.queries.transactions import Transaction
 from pixgate.provider.sandbox import synthetic_holder
 from pixgate.runtime import Runtime
-from pixgate.services import events
+from pixgate.webhooks.rules.webhooks import EventType
+from pixgate.webhooks.service import outbox as events
 
 FEE_KEY = "cash_in"
 BANK_NAME = "Pixgate"

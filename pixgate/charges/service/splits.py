@@ -34,13 +34,13 @@ from pixgate.core.labels import SplitFrequency, TransactionKind
 from pixgate.core.money import allocate_splits
 from pixgate.core.pix_keys import normalize_key
 from pixgate.core.settings import Settings
-from pixgate.domain.webhooks import EventType
 from pixgate.jobs import queue as jobs
 from pixgate.ledger.queries.transactions import Transaction
 from pixgate.payouts.queries import payments
 from pixgate.payouts.service import outgoing
 from pixgate.runtime import Runtime
-from pixgate.services import events
+from pixgate.webhooks.rules.webhooks import EventType
+from pixgate.webhooks.service import outbox as events
 
 KIND = TransactionKind.SPLIT_PAYOUT
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pixgate.core.db.pool import Connection
-from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus, WebhookVersion
+from pixgate.webhooks.rules.webhooks import AttemptTrigger, DeliveryStatus, WebhookVersion
 
 
 @dataclass(frozen=True, slots=True)

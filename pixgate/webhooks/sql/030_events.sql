@@ -1,5 +1,5 @@
 -- The outbox of webhooks: an event, its deliveries to every active URL of its type, and a
--- delivery job each, in the caller's transaction. `pixgate/db/webhooks.py` and the payout
+-- delivery job each, in the caller's transaction. `pixgate/webhooks/queries/outbox.py` and the payout
 -- functions record events through it; the delivery's message id (Standard Webhooks'
 -- `webhook-id`, stable across retries) is made here and only here.
 
@@ -12,7 +12,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 
 -- What an event tells about a payment, under names of its own (the keys
--- `pixgate/domain/event_facts.py` reads), so renaming a column changes no stored event and
+-- `pixgate/webhooks/rules/event_facts.py` reads), so renaming a column changes no stored event and
 -- no payload. NULL for no row (the LEFT JOINs of `record_event`).
 CREATE FUNCTION event_payment_fact(t transactions) RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$

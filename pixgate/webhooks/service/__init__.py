@@ -14,7 +14,7 @@ This package re-exports what the API, the worker, the CLI and the tests call. To
 function in a test, patch the module that defines it (`transport.resolve`), not this one.
 """
 
-from pixgate.services.webhooks.config import (
+from pixgate.webhooks.service.config import (
     Endpoint,
     add,
     deactivate,
@@ -23,11 +23,11 @@ from pixgate.services.webhooks.config import (
     reveal_secret,
     rotate_secret,
 )
-from pixgate.services.webhooks.delivery import deliver
-from pixgate.services.webhooks.events import list_events
-from pixgate.services.webhooks.log import delivery_log
-from pixgate.services.webhooks.resend import resend
-from pixgate.services.webhooks.transport import Attempt, http_client, post
+from pixgate.webhooks.service.delivery import deliver
+from pixgate.webhooks.service.events import list_events
+from pixgate.webhooks.service.log import delivery_log
+from pixgate.webhooks.service.resend import resend
+from pixgate.webhooks.service.transport import Attempt, http_client, post
 
 __all__ = [
     "Attempt",

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pixgate.db import webhook_log
-from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus, WebhookVersion
 from pixgate.runtime import Runtime
-from pixgate.services.webhooks.events import EventSummary, list_events
+from pixgate.webhooks.queries import log as webhook_log
+from pixgate.webhooks.rules.webhooks import AttemptTrigger, DeliveryStatus, WebhookVersion
+from pixgate.webhooks.service.events import EventSummary, list_events
 
 
 @dataclass(frozen=True, slots=True)

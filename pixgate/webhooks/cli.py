@@ -12,7 +12,7 @@ from pixgate.core.masking import mask_header_values
 from pixgate.core.timestamps import iso
 
 if TYPE_CHECKING:
-    from pixgate.services.webhooks import Endpoint
+    from pixgate.webhooks.service import Endpoint
 
 webhooks_app = typer.Typer(no_args_is_help=True, help="Webhook URLs and the signing secret.")
 
@@ -40,7 +40,7 @@ def add(
 ) -> None:
     """Add a URL for an event type (at most 3 active); an existing URL gets the new headers
     and version."""
-    from pixgate.services import webhooks
+    from pixgate.webhooks import service as webhooks
 
     pairs = _header_pairs(header)
     added = run(
@@ -63,7 +63,7 @@ def list_(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """List the account's webhook URLs."""
-    from pixgate.services import webhooks
+    from pixgate.webhooks import service as webhooks
 
     found = run(lambda rt: webhooks.list_endpoints(rt, account))
     if as_json:
@@ -85,7 +85,7 @@ def list_(
 @webhooks_app.command("remove")
 def remove(endpoint_id: Annotated[int, typer.Argument(metavar="ID")]) -> None:
     """Remove a webhook URL; its pending deliveries are marked failed."""
-    from pixgate.services import webhooks
+    from pixgate.webhooks import service as webhooks
 
     run(lambda rt: webhooks.remove(rt, endpoint_id))
     typer.echo(f"webhook {endpoint_id} removed")
@@ -100,7 +100,7 @@ def secret(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Show the account's signing secret (once), or rotate it."""
-    from pixgate.services import webhooks
+    from pixgate.webhooks import service as webhooks
 
     value = run(
         lambda rt: (webhooks.rotate_secret if rotate else webhooks.reveal_secret)(rt, account)

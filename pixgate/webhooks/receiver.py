@@ -16,7 +16,7 @@ import hmac
 import time
 from collections.abc import Mapping
 
-from pixgate.domain.webhooks import sign
+from pixgate.webhooks.rules.webhooks import sign
 
 __all__ = ["verify_signature"]
 

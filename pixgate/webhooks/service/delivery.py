@@ -18,14 +18,13 @@ import structlog
 
 from pixgate.core.db.pool import Connection
 from pixgate.core.money import json_number
-from pixgate.db import webhooks as rows
-from pixgate.domain import event_facts
-from pixgate.domain import webhook_payloads as payloads
-from pixgate.domain import webhooks as rules
-from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus
 from pixgate.runtime import Runtime
-from pixgate.services.webhooks.config import _signing_secrets
-from pixgate.services.webhooks.transport import Attempt, post
+from pixgate.webhooks.queries import outbox as rows
+from pixgate.webhooks.rules import event_facts, payloads
+from pixgate.webhooks.rules import webhooks as rules
+from pixgate.webhooks.rules.webhooks import AttemptTrigger, DeliveryStatus
+from pixgate.webhooks.service.config import _signing_secrets
+from pixgate.webhooks.service.transport import Attempt, post
 
 log = structlog.get_logger(__name__)
 

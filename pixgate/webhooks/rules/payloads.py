@@ -1,6 +1,6 @@
 """What a webhook says: the v1 and v2 payloads, rendered from an event's facts.
 
-Payloads are rendered from an `EventFacts` only (`domain/event_facts.py`: the payment as it
+Payloads are rendered from an `EventFacts` only (`webhooks/rules/event_facts.py`: the payment as it
 was when the event was recorded), so every retry and every resend of one event carries the
 same facts, a v1 URL and a v2 URL receive the same facts in their two shapes, and renaming
 a column of `transactions` changes no payload.
@@ -15,8 +15,8 @@ from typing import Any
 from pixgate.core.labels import MOVEMENT_TYPES
 from pixgate.core.masking import mask_document
 from pixgate.core.money import format_amount, to_cents, to_decimal
-from pixgate.domain.event_facts import CounterpartFacts, EventFacts, PaymentFacts
-from pixgate.domain.webhooks import V1_EVENT_NAMES, EventType, WebhookVersion
+from pixgate.webhooks.rules.event_facts import CounterpartFacts, EventFacts, PaymentFacts
+from pixgate.webhooks.rules.webhooks import V1_EVENT_NAMES, EventType, WebhookVersion
 
 
 def render(event: EventFacts, version: str) -> dict[str, Any]:

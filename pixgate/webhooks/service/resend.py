@@ -14,14 +14,14 @@ from uuid import UUID
 
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import NotFound, NoWebhookDestination, ValidationFailed
-from pixgate.db import webhooks as rows
-from pixgate.domain import webhooks as rules
-from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus
 from pixgate.runtime import Runtime
-from pixgate.services.webhooks.config import _signing_secrets
-from pixgate.services.webhooks.delivery import _log, _post_delivery
-from pixgate.services.webhooks.events import EVENT_ID_PREFIX
-from pixgate.services.webhooks.transport import Attempt, check_url
+from pixgate.webhooks.queries import outbox as rows
+from pixgate.webhooks.rules import webhooks as rules
+from pixgate.webhooks.rules.webhooks import AttemptTrigger, DeliveryStatus
+from pixgate.webhooks.service.config import _signing_secrets
+from pixgate.webhooks.service.delivery import _log, _post_delivery
+from pixgate.webhooks.service.events import EVENT_ID_PREFIX
+from pixgate.webhooks.service.transport import Attempt, check_url
 
 
 @dataclass(frozen=True, slots=True)

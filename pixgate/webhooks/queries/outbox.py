@@ -1,5 +1,5 @@
 """Webhook rows: the event outbox fan-out, deliveries and attempts, and the lookups of resend
-and the event list (endpoints and signing secrets: `db.webhook_endpoints`).
+and the event list (endpoints and signing secrets: `webhooks.queries.endpoints`).
 
 Every query that an API caller reaches is scoped by `account_id`.
 """
@@ -12,8 +12,13 @@ from typing import Any
 from uuid import UUID
 
 from pixgate.core.db.pool import Connection
-from pixgate.domain.webhooks import AttemptTrigger, DeliveryStatus, EventType, WebhookVersion
 from pixgate.jobs.queue import DELIVER_WEBHOOK, wake_workers
+from pixgate.webhooks.rules.webhooks import (
+    AttemptTrigger,
+    DeliveryStatus,
+    EventType,
+    WebhookVersion,
+)
 
 _EVENT_TYPE = {t.value: t for t in EventType}
 _VERSION = {v.value: v for v in WebhookVersion}

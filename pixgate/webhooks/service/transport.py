@@ -36,9 +36,9 @@ import httpx
 import structlog
 
 from pixgate.core.errors import InvalidWebhookConfig, UnsafeWebhookDestination
-from pixgate.domain import webhooks as rules
 from pixgate.runtime import Runtime
-from pixgate.services.webhooks import destinations
+from pixgate.webhooks.rules import webhooks as rules
+from pixgate.webhooks.service import destinations
 
 log = structlog.get_logger(__name__)
 

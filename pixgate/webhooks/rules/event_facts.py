@@ -1,6 +1,6 @@
 """An event's facts: what a webhook tells about the payment it reports, typed and frozen.
 
-`record_event()` (`db/sql/030_events.sql`) stores them in `events.data` as a versioned
+`record_event()` (`webhooks/sql/030_events.sql`) stores them in `events.data` as a versioned
 document whose keys are named here, not after `transactions`' columns, so a column can be
 renamed without changing what any event, old or new, sends:
 

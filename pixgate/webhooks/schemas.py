@@ -11,10 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.core.http.schemas import ApiModel
 from pixgate.core.masking import HIDDEN_HEADER_VALUE
-from pixgate.domain import event_facts as facts
-from pixgate.domain import webhook_payloads as payloads
-from pixgate.domain import webhooks as rules
 from pixgate.ledger.schemas import PageMetadata
+from pixgate.webhooks.rules import event_facts as facts
+from pixgate.webhooks.rules import payloads
+from pixgate.webhooks.rules import webhooks as rules
 
 # --- configuration ------------------------------------------------------------------------
 

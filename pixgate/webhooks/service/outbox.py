@@ -1,7 +1,7 @@
 """The event outbox: an event is written in the transaction of the state change it reports.
 
 `data` freezes the facts of the transaction (and, for refunds, of the payment it returns)
-as they are at that moment, under names of their own (`domain/event_facts.py`), so a later
+as they are at that moment, under names of their own (`webhooks/rules/event_facts.py`), so a later
 redelivery carries the same facts; the webhook payloads (v1/v2) are rendered from them.
 In the same statement each active webhook URL of that event type gets a delivery row and a
 `webhook.deliver` job, so a committed state change can never lose its webhook and a
@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from pixgate.core.db.pool import Connection
-from pixgate.db import webhooks as webhook_rows
-from pixgate.domain.webhooks import EVENT_TYPES, EventType
+from pixgate.webhooks.queries import outbox as webhook_rows
+from pixgate.webhooks.rules.webhooks import EVENT_TYPES, EventType
 
 __all__ = ["EVENT_TYPES", "EventType", "record"]
 

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import Conflict, NotFound, WebhookLimitReached
-from pixgate.db import webhook_endpoints as rows
-from pixgate.db.webhook_endpoints import Endpoint
-from pixgate.domain import webhooks as rules
 from pixgate.runtime import Runtime
-from pixgate.services.webhooks.transport import check_url
+from pixgate.webhooks.queries import endpoints as rows
+from pixgate.webhooks.queries.endpoints import Endpoint
+from pixgate.webhooks.rules import webhooks as rules
+from pixgate.webhooks.service.transport import check_url
 
 __all__ = ["AddedEndpoint", "Endpoint"]
 

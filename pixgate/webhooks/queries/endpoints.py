@@ -12,7 +12,7 @@ from datetime import datetime
 import asyncpg
 
 from pixgate.core.db.pool import Connection
-from pixgate.domain.webhooks import DeliveryStatus, EventType, WebhookVersion
+from pixgate.webhooks.rules.webhooks import DeliveryStatus, EventType, WebhookVersion
 
 _EVENT_TYPE = {t.value: t for t in EventType}
 _VERSION = {v.value: v for v in WebhookVersion}

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pixgate.db import webhooks as rows
 from pixgate.runtime import Runtime
+from pixgate.webhooks.queries import outbox as rows
 
 EVENT_ID_PREFIX = "evt_"
 

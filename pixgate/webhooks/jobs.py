@@ -10,7 +10,7 @@ from __future__ import annotations
 from pixgate.jobs.queue import DeliverWebhook
 from pixgate.jobs.retry import Retry
 from pixgate.runtime import Runtime
-from pixgate.services import webhooks
+from pixgate.webhooks import service as webhooks
 
 
 async def deliver(rt: Runtime, args: DeliverWebhook) -> None:

@@ -1,5 +1,5 @@
 """Webhook rules without I/O: what may be registered, where we may POST, how a message is
-signed and when it is retried. What a message says is `domain.webhook_payloads`."""
+signed and when it is retried. What a message says is `webhooks.rules.payloads`."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ import weakref
 from collections import deque
 from dataclasses import dataclass, field
 
-from pixgate.domain.webhooks import Destination
+from pixgate.webhooks.rules.webhooks import Destination
 
 PROBES = 1
 """POSTs in flight at once to a silent destination."""

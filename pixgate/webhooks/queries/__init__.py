@@ -1,0 +1,1 @@
+"""Webhooks: queries: named functions over a connection; they never commit."""

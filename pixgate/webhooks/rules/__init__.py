@@ -1,0 +1,1 @@
+"""Webhooks: pure rules: no I/O."""
