@@ -64,7 +64,7 @@ from _common import (
     verdict,
 )
 
-from pixgate.domain import scenarios
+from pixgate.sandbox import rules as scenarios
 from pixgate.webhooks.rules.webhooks import EventType
 
 PAYER = {"name": "Joao Pagador", "document": "52998224725"}

@@ -14,7 +14,7 @@ import pytest
 from pixgate.core.db import sql_files
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pixgate"
-READERS = {"accounts/routes/deps.py", "provider/sandbox.py"}
+READERS = {"accounts/routes/deps.py", "sandbox/bank.py"}
 """The modules that know what a scenario is: the header's parser and the sandbox bank."""
 CARRIERS = ("services", "db", "jobs", "ledger", "runtime.py")
 """Parts that hand the instructions on, or keep them, unread."""
@@ -70,7 +70,7 @@ def test_only_the_header_s_parser_and_the_sandbox_read_the_scenarios() -> None:
         _name(path)
         for path in _modules(".")
         for node in ast.walk(ast.parse(path.read_text()))
-        if (isinstance(node, ast.ImportFrom) and node.module == "pixgate.domain.scenarios")
+        if (isinstance(node, ast.ImportFrom) and node.module == "pixgate.sandbox.rules")
         or (
             isinstance(node, ast.ImportFrom)
             and node.module == "pixgate.domain"

@@ -11,8 +11,8 @@ from pydantic import ValidationError
 from pixgate.core.db.pool import Database
 from pixgate.core.settings import Settings
 from pixgate.provider import choice
-from pixgate.provider.sandbox import SandboxBank
 from pixgate.runtime import Runtime, build_runtime
+from pixgate.sandbox.bank import SandboxBank
 
 
 class RecordingBank(SandboxBank):

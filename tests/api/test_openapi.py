@@ -16,7 +16,7 @@ from pixgate.core.documents import document_kind, make_cpf, only_document_chars
 from pixgate.core.errors import SandboxScenarioUnknown
 from pixgate.core.http.schemas import DOCUMENT_PATTERN
 from pixgate.core.pix_keys import DICT_KEY_PATTERN, dict_key_type
-from pixgate.domain import scenarios
+from pixgate.sandbox import rules as scenarios
 from tests.support import make_cnpj
 
 UNAUTHENTICATED = {

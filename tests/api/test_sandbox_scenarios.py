@@ -18,8 +18,8 @@ from fastapi.routing import APIRoute, iter_route_contexts
 from pixgate.accounts.routes.deps import sandbox_scenario
 from pixgate.charges.rules import brcode
 from pixgate.charges.service.locations import location_url
-from pixgate.domain.scenarios import SYNCHRONOUS
 from pixgate.runtime import Runtime
+from pixgate.sandbox.rules import SYNCHRONOUS
 from tests.api.test_cash_in import charge_body, split
 from tests.api.test_cash_out import order
 from tests.api.test_cash_out_qrcode import set_fee

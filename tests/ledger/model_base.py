@@ -25,7 +25,7 @@ from pixgate.core.errors import DailyLimitExceeded, PixgateError, TransactionLim
 from pixgate.core.labels import TransactionStatus
 from pixgate.jobs.queue import SETTLE_PAYOUT
 from pixgate.ledger.service import verify
-from pixgate.services import sandbox
+from pixgate.sandbox import service as sandbox
 from tests.helpers import empty_database, footprint
 from tests.ledger.model_world import (
     CENTS,

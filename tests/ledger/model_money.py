@@ -35,12 +35,12 @@ from pixgate.core.errors import (
 from pixgate.core.ids import new_txid
 from pixgate.core.labels import TransactionStatus
 from pixgate.core.pix_keys import KeyType
-from pixgate.domain.scenarios import SETTLEMENT_ERRORS
 from pixgate.ledger.queries.transactions import Transaction
 from pixgate.ledger.service import transactions
 from pixgate.payouts.service import cash_out, cash_out_qrcode, dict_transfer
 from pixgate.payouts.service.outgoing import CashOut
 from pixgate.provider.base import Instructions
+from pixgate.sandbox.rules import SETTLEMENT_ERRORS
 from tests.helpers import footprint
 from tests.ledger.model_base import LedgerModel
 from tests.ledger.model_world import (

@@ -24,11 +24,11 @@ from pixgate.core.errors import (
 )
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import TransactionStatus
-from pixgate.domain.scenarios import SETTLEMENT_ERRORS
 from pixgate.med import service as med
 from pixgate.med.rules import AnalysisResult, MedReason, MedStatus
 from pixgate.provider.base import Instructions
 from pixgate.refunds import service as refunds
+from pixgate.sandbox.rules import SETTLEMENT_ERRORS
 from tests.ledger.model_base import LedgerModel
 from tests.ledger.model_world import (
     AMOUNT,

@@ -11,12 +11,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from pixgate.charges.service import charges
-from pixgate.domain import scenarios
 from pixgate.ledger.service import verify
 from pixgate.payouts.service import cash_out
 from pixgate.payouts.service import settlement as payouts
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
+from pixgate.sandbox import rules as scenarios
 from tests.helpers import footprint
 from tests.refunds import CPF, balance, stored
 from tests.services.test_cash_out import FEE, funded, order

@@ -20,9 +20,9 @@ from pixgate.core.http import json_body
 from pixgate.core.http.json_body import NUL_REASON
 from pixgate.core.http.middleware import BodyTooLarge
 from pixgate.core.http.routing import ExactJsonRequest
-from pixgate.domain import scenarios
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
+from pixgate.sandbox import rules as scenarios
 
 
 async def get_runtime(request: Request) -> Runtime:

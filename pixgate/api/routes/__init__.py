@@ -3,13 +3,15 @@
 from fastapi import APIRouter
 
 from pixgate.accounts.routes import auth, balances
-from pixgate.api.routes import dashboard, dashboard_webhooks, sandbox_dict, sandbox_pix
+from pixgate.api.routes import dashboard, dashboard_webhooks
 from pixgate.charges.routes import cash_in, cob, locations
 from pixgate.core.http import ops
 from pixgate.ledger import routes as transactions
 from pixgate.med.routes import med, sandbox_med
 from pixgate.payouts.routes import cash_out, cash_out_qrcode, dict_transfer
 from pixgate.refunds.routes import devolucao, refund_in
+from pixgate.sandbox.routes import dict as sandbox_dict
+from pixgate.sandbox.routes import pix as sandbox_pix
 from pixgate.webhooks import routes as webhooks
 
 ROUTERS: list[APIRouter] = [

@@ -38,8 +38,8 @@ from pixgate.core.money import InvalidAmount, amount_cents
 from pixgate.core.settings import Settings
 from pixgate.ledger.queries import journal
 from pixgate.ledger.queries.transactions import Transaction
-from pixgate.provider.sandbox import synthetic_holder
 from pixgate.runtime import Runtime
+from pixgate.sandbox.bank import synthetic_holder
 from pixgate.webhooks.rules.webhooks import EventType
 from pixgate.webhooks.service import outbox as events
 

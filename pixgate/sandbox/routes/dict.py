@@ -11,7 +11,7 @@ from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep, sandbox_onl
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import DOCUMENT, EXAMPLE_CPF, ApiModel, example
-from pixgate.services import sandbox
+from pixgate.sandbox import service as sandbox
 
 router = APIRouter(
     route_class=PixgateRoute,

@@ -15,12 +15,6 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path
 
 from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep, sandbox_only
-from pixgate.api.schemas.sandbox_pix import (
-    Received,
-    SandboxIncomingRequest,
-    SandboxPayer,
-    SandboxPayRequest,
-)
 from pixgate.charges.service import charges
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.responses import JSONResponse, exact
@@ -29,6 +23,12 @@ from pixgate.core.http.schemas import iso
 from pixgate.core.money import to_decimal
 from pixgate.refunds import service as refunds
 from pixgate.refunds.schemas import RefundOutRequest, RefundOutResponse
+from pixgate.sandbox.schemas import (
+    Received,
+    SandboxIncomingRequest,
+    SandboxPayer,
+    SandboxPayRequest,
+)
 
 router = APIRouter(
     route_class=PixgateRoute,

@@ -1,7 +1,7 @@
 """The sandbox settling bank: a deterministic SPI and DICT, steered by `X-Sandbox-Scenario`.
 
 The scenario reaches it as the request's provider instructions (`Instructions.value`, the
-canonical scenario of `domain.scenarios`): given at once where the request calls the
+canonical scenario of `sandbox.rules`): given at once where the request calls the
 provider (the synchronous refusals, a charge's registration, the settlement delay), and
 read back from `provider.instructions` when a payout or refund is settled. This is the
 only module that acts on a scenario.
@@ -31,8 +31,6 @@ from pixgate.core.errors import (
 )
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.settings import Settings
-from pixgate.db import sandbox_dict
-from pixgate.domain import scenarios
 from pixgate.provider import instructions as provider_instructions
 from pixgate.provider.base import (
     ChargeRegistration,
@@ -42,6 +40,8 @@ from pixgate.provider.base import (
     ReturnOrder,
 )
 from pixgate.provider.dict_keys import KeyHolder
+from pixgate.sandbox import queries as sandbox_dict
+from pixgate.sandbox import rules as scenarios
 
 _BANKS = (
     ("60701190", "Banco Sandbox Itaperuna S.A.", "341"),

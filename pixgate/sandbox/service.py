@@ -8,9 +8,9 @@ from typing import Literal
 from pixgate.core.documents import is_cnpj_form, is_cpf_form, is_valid_document, only_document_chars
 from pixgate.core.errors import Conflict, ValidationFailed
 from pixgate.core.pix_keys import SplitKeyType, is_email, is_evp, is_valid_split_key, normalize_key
-from pixgate.db import sandbox_dict
 from pixgate.provider.dict_keys import KeyHolder
 from pixgate.runtime import Runtime
+from pixgate.sandbox import queries as sandbox_dict
 
 # Every key type either family uses, and how its keys look.
 _FORMATS: dict[str, Callable[[str], bool]] = {

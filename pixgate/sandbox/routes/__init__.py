@@ -1,0 +1,1 @@
+"""Sandbox: HTTP routes: parse, call a service, shape the answer."""
