@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' `drai
 from _common import DEFAULT_SERVER, cash_out_body, create_database, drop_database, table
 
 from pixgate.accounts.service import accounts
-from pixgate.api.app import create_app
+from pixgate.app import create_app
 from pixgate.core.db import migrate
 from pixgate.core.settings import Settings
 from pixgate.runtime import build_runtime

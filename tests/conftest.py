@@ -20,7 +20,7 @@ import pytest
 from fastapi import FastAPI
 
 from pixgate.accounts.rules.tokens import Revocations
-from pixgate.api.app import create_app
+from pixgate.app import create_app
 from pixgate.core.clock import Clock
 from pixgate.core.db import migrate
 from pixgate.core.settings import Settings

@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption,
 from cryptography.x509.oid import NameOID
 from fastapi.routing import APIRoute
 
-from pixgate.api.routes import ROUTERS
+from pixgate.routers import ROUTERS
 from tests.processes import PIXGATE, running
 
 SETTINGS = {

@@ -62,7 +62,7 @@ def serve(
     os.environ["PIXGATE_DATABASE_URL"] = url
     os.environ["PIXGATE_SERVE_WITH_WORKER"] = "false" if no_worker else "true"
     uvicorn.run(
-        "pixgate.api.app:app_from_environment",
+        "pixgate.app:app_from_environment",
         factory=True,
         host=host,
         port=port,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi.routing import APIRoute
 
-from pixgate.api.routes import ROUTERS
+from pixgate.routers import ROUTERS
 from tests.api.isolation_calls import (
     BETA_QR,
     BY_KEY,

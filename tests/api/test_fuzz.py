@@ -40,7 +40,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from pixgate.api.app import create_app
+from pixgate.app import create_app
 from pixgate.core.errors import UnsafeWebhookDestination
 from pixgate.runtime import Runtime
 from pixgate.webhooks.service import transport

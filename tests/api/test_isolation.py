@@ -11,7 +11,7 @@ settled cash-out, a paid and an open cash-in charge, a cob, a settled QR cash-ou
 DICT transfer, a PIX received with a settled refund and a MED case against it, two webhook
 URLs (with their delivered events) and a sandbox DICT key.
 
-Every route of `pixgate.api.routes.ROUTERS` is classified below: rows of ROWS (B calls it
+Every route of `pixgate.routers.ROUTERS` is classified below: rows of ROWS (B calls it
 with A's value), BY_DESIGN (it reaches another account's object on purpose, each with its own
 test here), or NAMES_NO_OBJECT. `TestGuard` fails for a route that is none of these, so a new
 route must join the sweep.

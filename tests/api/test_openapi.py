@@ -55,7 +55,7 @@ SCENARIO_ROUTES = {
 
 @pytest.fixture(scope="module")
 def document() -> dict[str, Any]:
-    from pixgate.api.app import create_app
+    from pixgate.app import create_app
     from pixgate.core.settings import Settings
 
     app: FastAPI = create_app(Settings(database_url="postgresql://unused@127.0.0.1/unused"))

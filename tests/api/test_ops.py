@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from pixgate.accounts.queries import accounts as account_rows
-from pixgate.api.app import app_from_environment
+from pixgate.app import app_from_environment
 from pixgate.runtime import Runtime
 from tests.helpers import assert_general_error, bearer, make_account, statements_waiting
 

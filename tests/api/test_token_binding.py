@@ -13,8 +13,8 @@ import pytest
 from fastapi.routing import APIRoute
 
 from pixgate.accounts.routes.deps import current_principal
-from pixgate.api.routes import ROUTERS
 from pixgate.core.http.errors import Family
+from pixgate.routers import ROUTERS
 from pixgate.runtime import Runtime
 from tests.helpers import SIMPLE_BODY, assert_general_error, bearer, cert_header, make_account
 

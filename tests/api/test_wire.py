@@ -15,8 +15,10 @@ import pytest
 from fastapi.routing import APIRoute
 from pydantic import BaseModel
 
-from pixgate.api.routes import ROUTERS, dashboard, dashboard_webhooks
 from pixgate.core.http.schemas import ApiModel
+from pixgate.dashboard.routes import pages as dashboard
+from pixgate.dashboard.routes import webhooks as dashboard_webhooks
+from pixgate.routers import ROUTERS
 
 SERVICES = Path(__file__).resolve().parents[2] / "pixgate" / "services"
 

@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from PIL import Image
 
 from pixgate.accounts.service import accounts
-from pixgate.api.dashboard import session as sessions
+from pixgate.dashboard.views import session as sessions
 from pixgate.runtime import Runtime
 from tests.dashboard.conftest import Browser, Opener, csrf_of
 from tests.helpers import make_account

@@ -13,12 +13,12 @@ from fastapi.staticfiles import StaticFiles
 
 from pixgate.accounts.routes.deps import screen_request
 from pixgate.accounts.service import auth
-from pixgate.api.routes import ROUTERS
 from pixgate.core.http import errors, openapi
 from pixgate.core.http.middleware import RequestContext
 from pixgate.core.http.responses import JSONResponse
 from pixgate.core.settings import Settings
 from pixgate.jobs.worker import Worker
+from pixgate.routers import ROUTERS
 from pixgate.runtime import Runtime, build_runtime, resolve_database_url
 from pixgate.webhooks.routes import register_openapi_webhooks
 
@@ -90,7 +90,7 @@ def create_app(
     # Before the routers: the dashboard's catch-all 404 page must not shadow its assets.
     app.mount(
         "/dashboard/static",
-        StaticFiles(directory=str(files("pixgate.api") / "static")),
+        StaticFiles(directory=str(files("pixgate.dashboard") / "static")),
         name="dashboard-static",
     )
     for router in ROUTERS:

@@ -11,15 +11,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.datastructures import FormData
 
 from pixgate.accounts.routes.deps import RuntimeDep
-from pixgate.api.dashboard.render import (
-    DashboardRoute,
-    Signed,
-    SignedIn,
-    check_csrf,
-    page,
-    read_form,
-)
-from pixgate.api.dashboard.render import field as form_field
 from pixgate.core.errors import (
     Conflict,
     InvalidWebhookConfig,
@@ -30,6 +21,15 @@ from pixgate.core.errors import (
 )
 from pixgate.core.http import rate_limit
 from pixgate.core.masking import mask_header_values
+from pixgate.dashboard.views.render import (
+    DashboardRoute,
+    Signed,
+    SignedIn,
+    check_csrf,
+    page,
+    read_form,
+)
+from pixgate.dashboard.views.render import field as form_field
 from pixgate.runtime import Runtime
 from pixgate.webhooks import service as webhooks
 from pixgate.webhooks.routes import RESEND_RATE

@@ -19,18 +19,6 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pixgate.accounts.routes.deps import RuntimeDep
 from pixgate.accounts.service import accounts, auth, balances
-from pixgate.api.dashboard import messages
-from pixgate.api.dashboard import session as sessions
-from pixgate.api.dashboard.render import (
-    DashboardRoute,
-    SignedIn,
-    check_csrf,
-    clear_cookie,
-    field,
-    page,
-    read_form,
-    set_cookie,
-)
 from pixgate.charges.routes.cash_in import qr_code_png
 from pixgate.charges.schemas.cash_in import CashInPayer, CashInTransaction
 from pixgate.charges.service import cash_in
@@ -44,6 +32,18 @@ from pixgate.core.errors import (
 )
 from pixgate.core.http import rate_limit
 from pixgate.core.http.allow import declared_methods
+from pixgate.dashboard.views import messages
+from pixgate.dashboard.views import session as sessions
+from pixgate.dashboard.views.render import (
+    DashboardRoute,
+    SignedIn,
+    check_csrf,
+    clear_cookie,
+    field,
+    page,
+    read_form,
+    set_cookie,
+)
 from pixgate.ledger.schemas import TransactionPage
 from pixgate.ledger.service import transactions
 from pixgate.runtime import Runtime

@@ -28,13 +28,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pixgate.accounts.routes.deps import RuntimeDep
 from pixgate.accounts.service import auth
-from pixgate.api.dashboard import messages
-from pixgate.api.dashboard import session as sessions
 from pixgate.core.db.pool import LOST_RACES, UNAVAILABLE
 from pixgate.core.errors import DatabaseUnavailable, PixgateError, TryAgain, ValidationFailed
 from pixgate.core.http.errors import request_id
 from pixgate.core.http.json_body import NUL_REASON
 from pixgate.core.http.routing import PixgateRoute
+from pixgate.dashboard.views import messages
+from pixgate.dashboard.views import session as sessions
 from pixgate.runtime import Runtime
 
 log = structlog.get_logger(__name__)
@@ -50,7 +50,7 @@ SECURITY_HEADERS = {
 }
 
 templates = jinja2.Environment(
-    loader=jinja2.PackageLoader("pixgate.api", "templates"),
+    loader=jinja2.PackageLoader("pixgate.dashboard", "templates"),
     autoescape=True,
     undefined=jinja2.StrictUndefined,
     trim_blocks=True,

@@ -3,9 +3,10 @@
 from fastapi import APIRouter
 
 from pixgate.accounts.routes import auth, balances
-from pixgate.api.routes import dashboard, dashboard_webhooks
 from pixgate.charges.routes import cash_in, cob, locations
 from pixgate.core.http import ops
+from pixgate.dashboard.routes import pages as dashboard
+from pixgate.dashboard.routes import webhooks as dashboard_webhooks
 from pixgate.ledger import routes as transactions
 from pixgate.med.routes import med, sandbox_med
 from pixgate.payouts.routes import cash_out, cash_out_qrcode, dict_transfer

@@ -1,0 +1,1 @@
+"""The merchant dashboard: HTML pages over the same services as the API."""

@@ -1,0 +1,1 @@
+"""Dashboard: HTTP routes: parse, call a service, shape the answer."""

@@ -1,0 +1,1 @@
+"""Dashboard: page rendering, sessions and messages for people."""
