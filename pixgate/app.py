@@ -11,9 +11,10 @@ from importlib.resources import files
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from pixgate import openapi
 from pixgate.accounts.routes.deps import screen_request
 from pixgate.accounts.service import auth
-from pixgate.core.http import errors, openapi
+from pixgate.core.http import errors
 from pixgate.core.http.middleware import RequestContext
 from pixgate.core.http.responses import JSONResponse
 from pixgate.core.settings import Settings

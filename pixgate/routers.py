@@ -2,9 +2,9 @@
 
 from fastapi import APIRouter
 
+from pixgate import ops
 from pixgate.accounts.routes import auth, balances
 from pixgate.charges.routes import cash_in, cob, locations
-from pixgate.core.http import ops
 from pixgate.dashboard.routes import pages as dashboard
 from pixgate.dashboard.routes import webhooks as dashboard_webhooks
 from pixgate.ledger import routes as transactions

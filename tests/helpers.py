@@ -13,8 +13,8 @@ import httpx
 
 from pixgate.accounts.queries.accounts import TermsCache
 from pixgate.accounts.service import accounts
+from pixgate.core.db.batches import Batcher
 from pixgate.jobs.worker import Worker
-from pixgate.payouts.queries.batches import Batcher
 from pixgate.runtime import Runtime
 
 SIMPLE_BODY = {"statusCode", "message", "error"}

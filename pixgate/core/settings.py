@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from pixgate.charges.rules import brcode
+from pixgate.core import brcode
 
 
 class Settings(BaseSettings):

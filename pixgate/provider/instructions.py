@@ -8,8 +8,8 @@ holds only the few that asked for something.
 
 from __future__ import annotations
 
+from pixgate.core.db.batches import read_by_key
 from pixgate.core.db.pool import Connection, Database
-from pixgate.payouts.queries.batches import read_by_key
 
 
 async def keep(conn: Connection, transaction_id: int, value: str | None) -> None:

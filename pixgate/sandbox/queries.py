@@ -8,8 +8,8 @@ from typing import Literal, cast
 
 import asyncpg
 
+from pixgate.core.db.batches import MAX_READS, Statement, read_by_key
 from pixgate.core.db.pool import Connection, Database
-from pixgate.payouts.queries.batches import MAX_READS, Statement, read_by_key
 from pixgate.provider.dict_keys import KeyHolder
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from pixgate.accounts.service import accounts
-from pixgate.charges.rules.brcode import encode, static
+from pixgate.core.brcode import encode, static
 from pixgate.runtime import Runtime
 from tests.helpers import bearer, make_account
 from tests.support import drain

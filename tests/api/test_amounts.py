@@ -17,7 +17,7 @@ import httpx
 import orjson
 import pytest
 
-from pixgate.charges.rules import brcode
+from pixgate.core import brcode
 from pixgate.core.money import MAX_AMOUNT, MAX_CENTS, to_cents
 from pixgate.payouts.schemas.cash_out_qrcode import EXAMPLE_CODE
 from pixgate.runtime import Runtime

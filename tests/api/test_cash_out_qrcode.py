@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pixgate.charges.rules.brcode import dynamic, encode, static
+from pixgate.core.brcode import dynamic, encode, static
 from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
 from tests.api.test_cash_in import create_charge

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from pixgate.charges.rules.brcode import encode, static
+from pixgate.core.brcode import encode, static
 from pixgate.core.ids import is_end_to_end_id
 from pixgate.runtime import Runtime
 from tests.api.test_cash_in import create_charge

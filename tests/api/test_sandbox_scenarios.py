@@ -16,8 +16,8 @@ from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, iter_route_contexts
 
 from pixgate.accounts.routes.deps import sandbox_scenario
-from pixgate.charges.rules import brcode
 from pixgate.charges.service.locations import location_url
+from pixgate.core import brcode
 from pixgate.runtime import Runtime
 from pixgate.sandbox.rules import SYNCHRONOUS
 from tests.api.test_cash_in import charge_body, split

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import pytest
 
+from pixgate.core.db.batches import Batcher, Statement, read_by_key
 from pixgate.core.db.pool import Connection
-from pixgate.payouts.queries.batches import Batcher, Statement, read_by_key
 from pixgate.runtime import Runtime
 from tests.helpers import make_account, statements_waiting
 

@@ -19,7 +19,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from PIL import Image
 
-from pixgate.charges.rules.brcode import (
+from pixgate.core.brcode import (
     CITY_MAX,
     NAME_FALLBACK,
     NAME_MAX,

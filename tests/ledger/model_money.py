@@ -16,8 +16,8 @@ from hypothesis.stateful import (
     rule,
 )
 
-from pixgate.charges.rules import brcode
 from pixgate.charges.service import cash_in, charges, cob
+from pixgate.core import brcode
 from pixgate.core.errors import (
     ChargeNotPayable,
     DictKeyNotFound,

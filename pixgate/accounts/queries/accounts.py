@@ -8,9 +8,9 @@ from typing import Any
 
 import asyncpg
 
+from pixgate.core.db.batches import read_by_key
 from pixgate.core.db.pool import Connection, Database
 from pixgate.core.labels import SplitFrequency
-from pixgate.payouts.queries.batches import read_by_key
 
 EDITABLE = ("transaction_limit", "daily_limit", "night_limit", "fees", "split_frequency")
 

@@ -24,9 +24,9 @@ from pixgate.accounts.queries import accounts as account_rows
 from pixgate.accounts.service import fees
 from pixgate.charges.queries import charges as charge_rows
 from pixgate.charges.queries.charges import SplitRow
-from pixgate.charges.rules import brcode
 from pixgate.charges.service.charges import FEE_KEY
 from pixgate.charges.service.locations import location_url, new_location_token
+from pixgate.core import brcode
 from pixgate.core.documents import is_valid_document, only_document_chars
 from pixgate.core.errors import NotFound, ValidationFailed
 from pixgate.core.ids import new_txid

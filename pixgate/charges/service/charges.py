@@ -25,9 +25,9 @@ from pixgate.accounts.queries.accounts import get as get_account
 from pixgate.accounts.service import fees
 from pixgate.charges.queries import charges as charge_rows
 from pixgate.charges.queries.charges import Charge
-from pixgate.charges.rules import brcode
 from pixgate.charges.service import splits
 from pixgate.charges.service.locations import location_url
+from pixgate.core import brcode
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.db.pool import Connection
 from pixgate.core.documents import document_kind, is_valid_document, only_document_chars

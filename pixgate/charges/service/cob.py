@@ -18,9 +18,9 @@ from pixgate.accounts.queries.accounts import get as get_account
 from pixgate.charges.queries import charge_lifecycle
 from pixgate.charges.queries import charges as charge_rows
 from pixgate.charges.queries.charges import Charge
-from pixgate.charges.rules import brcode
 from pixgate.charges.service.expiry import status_at
 from pixgate.charges.service.locations import location_url, new_location_token
+from pixgate.core import brcode
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
 from pixgate.core.labels import ChargeStatus, TransactionKind
 from pixgate.core.money import to_cents

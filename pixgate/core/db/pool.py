@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import asyncpg
 import orjson
 
+from pixgate.core.db.batches import Batcher, Item, Result, Statement
 from pixgate.core.db.notify import Notifier, take_requests
 from pixgate.core.db.row_queue import RowQueues
 from pixgate.core.money import json_number
-from pixgate.payouts.queries.batches import Batcher, Item, Result, Statement
 
 if TYPE_CHECKING:
     from asyncpg.pool import PoolConnectionProxy

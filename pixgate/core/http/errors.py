@@ -26,6 +26,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pixgate.core.db.batches import StatementFailed
 from pixgate.core.db.pool import (
     LOST_RACE_STATES,
     LOST_RACES,
@@ -45,7 +46,6 @@ from pixgate.core.http.error_schemas import ApiError, ErrorEnvelope, SimpleError
 from pixgate.core.http.json_body import shown_key
 from pixgate.core.http.responses import JSONResponse
 from pixgate.core.http.routing import PixgateRoute
-from pixgate.payouts.queries.batches import StatementFailed
 
 log = structlog.get_logger(__name__)
 

@@ -13,6 +13,7 @@ import asyncpg
 
 from pixgate.accounts.queries.accounts import Terms
 from pixgate.core.counterparts import Counterpart
+from pixgate.core.db.batches import Statement, StatementFailed, read_by_key
 from pixgate.core.db.pool import (
     LOST_RACE_STATES,
     OUT_OF_RANGE_MESSAGE,
@@ -25,7 +26,6 @@ from pixgate.core.labels import TransactionStatus
 from pixgate.jobs.queue import DELIVER_WEBHOOK, JobKind, SettlePayout, wake_workers
 from pixgate.ledger.queries.transactions import Transaction
 from pixgate.payouts.queries import limit_usage
-from pixgate.payouts.queries.batches import Statement, StatementFailed, read_by_key
 from pixgate.payouts.rules import Window
 
 # SQLSTATEs raised by the hold_payout() function, by reason.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.charges.rules import brcode
+from pixgate.core import brcode
 from pixgate.core.http.schemas import DOCUMENT, PixAmount, example
 from pixgate.payouts.schemas.cash_out import CashOutResponse
 

@@ -29,8 +29,8 @@ from typing import Any
 
 from pixgate.accounts.service import fees
 from pixgate.charges.queries import charges as charge_rows
-from pixgate.charges.rules import brcode
 from pixgate.charges.service import charges
+from pixgate.core import brcode
 from pixgate.core.documents import document_kind, only_document_chars
 from pixgate.core.errors import (
     ChargeNotPayable,
