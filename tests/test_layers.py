@@ -1,6 +1,7 @@
-"""The layers of docs/architecture.md, enforced: a module imports only its own layer and the
-ones below it, and the domain does no I/O. Every import counts, including those inside
-functions and under TYPE_CHECKING."""
+"""The house of docs/architecture.md, enforced on every import (inside functions and under
+TYPE_CHECKING too): features reach each other only through their public modules, layers
+inside a feature import one way, the shared core imports no feature, rules do no I/O, only
+queries send SQL, and no folder holds more than 15 modules."""
 
 from __future__ import annotations
 
@@ -11,24 +12,64 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pixgate"
 
-# Lowest first. Modules at the package's top level sit with the layer they serve.
-LAYERS: list[set[str]] = [
-    {"domain", "settings", "clock", "timestamps", "logging", "gc_tuning", "webhooks"},
-    {"db"},
-    {"ledger"},
-    {"provider"},
-    {"runtime"},
-    {"services"},
-    {"jobs"},
-    {"api"},
-    {"cli"},
-]
-RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
+FEATURES = frozenset(
+    {
+        "accounts",
+        "charges",
+        "payouts",
+        "refunds",
+        "med",
+        "webhooks",
+        "ledger",
+        "jobs",
+        "sandbox",
+        "dashboard",
+    }
+)
+SHARED = frozenset({"core", "provider"})
+"""The shared core every feature may import; it imports no feature."""
+ROOTS = frozenset({"app", "routers", "runtime", "ops", "openapi", "cli"})
+"""The composition root: builds the app, the runtime and the commands out of the features."""
+ROOT_MODULES: dict[str, str] = {
+    "jobs/registry.py": "the handler table names every feature's job handlers",
+    "jobs/worker.py": "runs the handler table",
+    "provider/choice.py": "PIXGATE_PROVIDER picks the bank, the sandbox's among them",
+}
+"""Modules inside a feature or the core that compose features, each with its reason."""
+
+LAYERS = ["rules", "queries", "service", "jobs", "schemas", "views", "routes", "cli", "public"]
+"""Inside a feature, lowest first; a layer is a module (`refunds/service.py`) or a folder of
+them (`payouts/service/cash_out.py`). `public` is the feature's face to the others."""
+RANK = {layer: rank for rank, layer in enumerate(LAYERS)}
+OTHER_NAMES = {"receiver": "rules", "retry": "rules", "queue": "queries", "bank": "service"}
+"""Feature modules named for what they hold rather than their layer."""
+
+PURE_CORE = frozenset(
+    {
+        "brcode",
+        "clock",
+        "counterparts",
+        "documents",
+        "errors",
+        "ids",
+        "labels",
+        "masking",
+        "money",
+        "names",
+        "pix_keys",
+        "timestamps",
+    }
+)
 NO_IO = ("asyncpg", "httpx", "httpcore", "fastapi", "starlette", "redis", "uvicorn")
+MAX_MODULES = 15
 
 
 def _modules() -> list[Path]:
     return [p for p in sorted(PACKAGE.rglob("*.py")) if "migrations" not in p.parts]
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(PACKAGE))
 
 
 def _part(path: Path) -> str:
@@ -36,59 +77,162 @@ def _part(path: Path) -> str:
     return relative.parts[0] if len(relative.parts) > 1 else relative.stem
 
 
+def _layer(path: Path) -> str | None:
+    """The layer of a feature module: the first folder or module name under the feature that
+    names one; None for the feature's package docstring."""
+    names = [Path(part).stem for part in path.relative_to(PACKAGE).parts[1:]]
+    for name in names:
+        if name in RANK:
+            return name
+        if name in OTHER_NAMES:
+            return OTHER_NAMES[name]
+    return None
+
+
 def _imports(path: Path) -> list[tuple[int, str]]:
+    """Every `pixgate`/third-party module the file imports, a submodule named in a `from`
+    import counted as itself (`from pixgate.x import y` imports `pixgate.x.y` if it is one)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append((node.lineno, node.module))
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                is_module = sub.startswith("pixgate.") and _exists(sub)
+                found.append((node.lineno, sub if is_module else node.module))
         elif isinstance(node, ast.Import):
             found.extend((node.lineno, alias.name) for alias in node.names)
     return found
 
 
-def test_every_part_of_the_package_has_a_layer() -> None:
+def _exists(dotted: str) -> bool:
+    relative = Path(*dotted.split(".")[1:])
+    return (PACKAGE / relative).with_suffix(".py").exists() or (
+        PACKAGE / relative / "__init__.py"
+    ).exists()
+
+
+FEATURE_MODULES = [p for p in _modules() if _part(p) in FEATURES and _rel(p) not in ROOT_MODULES]
+
+
+def test_every_part_of_the_package_is_a_feature_the_core_or_the_root() -> None:
     parts = {_part(p) for p in _modules()} - {"__init__"}
-    assert parts <= set(RANK), f"give these a layer: {sorted(parts - set(RANK))}"
+    unknown = parts - FEATURES - SHARED - ROOTS
+    assert not unknown, f"say what these are: {sorted(unknown)}"
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_imports_go_down_only(path: Path) -> None:
-    part = _part(path)
-    if part == "__init__":
+@pytest.mark.parametrize("path", FEATURE_MODULES, ids=_rel)
+def test_every_feature_module_has_a_layer(path: Path) -> None:
+    if path.name == "__init__.py":
         return
-    upward = []
-    for line, module in _imports(path):
+    assert _layer(path) is not None, f"{_rel(path)}: put it in one of {LAYERS}"
+
+
+def _wrong_imports(path: Path, imports: list[tuple[int, str]]) -> list[str]:
+    own, layer = _part(path), _layer(path)
+    wrong = []
+    for line, module in imports:
         names = module.split(".")
         if names[0] != "pixgate" or len(names) < 2:
             continue
         target = names[1]
-        if RANK[target] > RANK[part]:
-            upward.append(f"line {line}: {module} ({target} is above {part})")
-    assert upward == []
+        if target in ROOTS and target != "runtime":
+            wrong.append(f"line {line}: {module} (the composition root is above every feature)")
+        elif target in FEATURES and target != own:
+            if names[2:] != ["public"]:
+                wrong.append(f"line {line}: {module} (import pixgate.{target}.public)")
+        elif target == own and layer is not None:
+            theirs = _layer(PACKAGE.joinpath(*names[1:]))
+            if theirs is not None and RANK[theirs] > RANK[layer]:
+                wrong.append(f"line {line}: {module} ({theirs} is above {layer})")
+    return wrong
+
+
+@pytest.mark.parametrize("path", FEATURE_MODULES, ids=_rel)
+def test_features_meet_through_public_modules_and_layers_go_one_way(path: Path) -> None:
+    assert _wrong_imports(path, _imports(path)) == []
+
+
+def test_the_import_check_sees_a_back_door_and_an_upward_import() -> None:
+    service = PACKAGE / "refunds" / "service.py"
+    assert _wrong_imports(
+        service,
+        [
+            (1, "pixgate.payouts.service.outgoing"),
+            (2, "pixgate.refunds.routes.devolucao"),
+            (3, "pixgate.app"),
+            (4, "pixgate.payouts.public"),
+            (5, "pixgate.refunds.queries"),
+        ],
+    ) == [
+        "line 1: pixgate.payouts.service.outgoing (import pixgate.payouts.public)",
+        "line 2: pixgate.refunds.routes.devolucao (routes is above service)",
+        "line 3: pixgate.app (the composition root is above every feature)",
+    ]
 
 
 @pytest.mark.parametrize(
-    "path", [p for p in _modules() if _part(p) == "domain"], ids=lambda p: p.name
+    "path", [p for p in _modules() if _part(p) in SHARED and _rel(p) not in ROOT_MODULES], ids=_rel
 )
-def test_the_domain_does_no_io(path: Path) -> None:
+def test_the_shared_core_imports_no_feature(path: Path) -> None:
+    features = [
+        f"line {line}: {m}"
+        for line, m in _imports(path)
+        if m.split(".")[0] == "pixgate"
+        and len(m.split(".")) > 1
+        and m.split(".")[1] in FEATURES | ROOTS - {"runtime"}
+    ]
+    assert features == []
+
+
+PURE = [
+    p
+    for p in _modules()
+    if (_part(p) in FEATURES and _layer(p) == "rules")
+    or (_part(p) == "core" and p.parent == PACKAGE / "core" and p.stem in PURE_CORE)
+]
+
+
+@pytest.mark.parametrize("path", PURE, ids=_rel)
+def test_rules_do_no_io(path: Path) -> None:
     io = [f"line {line}: {m}" for line, m in _imports(path) if m.split(".")[0] in NO_IO]
     assert io == []
 
 
-ABOVE_DB = [p for p in _modules() if _part(p) in RANK and RANK[_part(p)] > RANK["db"]]
+def test_the_pure_rules_are_found() -> None:
+    """The checks above see the rules of every feature that has them, and the core's."""
+    found = {_rel(p) for p in PURE}
+    assert {"core/money.py", "refunds/rules.py", "webhooks/rules/payloads.py"} <= found
 
 
-@pytest.mark.parametrize("path", ABOVE_DB, ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_rows_reach_the_layers_above_db_typed(path: Path) -> None:
-    """`pixgate/db/` converts each record once, into the frozen dataclass its module
-    declares (`ledger.queries.transactions.Transaction`, `charges.queries.charges.Charge`, ...): no layer above it
-    imports asyncpg or names its Record. No exception is needed: the pool, its
-    connections and asyncpg's errors stay behind `db/` (`core.db.pool.Connection` is the one
-    type that names the driver, and `charges.queries.charges.DuplicateCharge` stands for its
+ABOVE_QUERIES = [
+    p
+    for p in FEATURE_MODULES
+    if _layer(p) is not None and RANK[_layer(p) or "public"] > RANK["queries"]
+] + [p for p in _modules() if _part(p) in ROOTS]
+
+
+@pytest.mark.parametrize("path", ABOVE_QUERIES, ids=_rel)
+def test_rows_reach_the_layers_above_queries_typed(path: Path) -> None:
+    """Queries convert each record once, into the frozen dataclass their module declares
+    (`ledger.queries.transactions.Transaction`, `charges.queries.charges.Charge`, ...): no
+    layer above them imports asyncpg or names its Record. The pool, its connections and
+    asyncpg's errors stay behind the queries and `core/db/` (`core.db.pool.Connection` is the
+    one type that names the driver, `charges.queries.charges.DuplicateCharge` stands for its
     UniqueViolationError)."""
     drivers = [(line, m) for line, m in _imports(path) if m.split(".")[0] == "asyncpg"]
     assert not drivers, f"{path.name} imports asyncpg: {drivers}"
     assert "asyncpg.Record" not in path.read_text(), f"{path.name} names asyncpg.Record"
+
+
+def _folders() -> list[Path]:
+    return sorted({p.parent for p in PACKAGE.rglob("*.py") if "versions" not in p.parent.parts})
+
+
+@pytest.mark.parametrize("folder", _folders(), ids=lambda p: str(p.relative_to(PACKAGE.parent)))
+def test_no_folder_holds_more_than_15_modules(folder: Path) -> None:
+    """Alembic's versions folder is history, never read as a whole, and not counted."""
+    modules = [p for p in folder.glob("*.py") if p.name != "__init__.py"]
+    assert len(modules) <= MAX_MODULES, f"{len(modules)} modules: split the folder"
 
 
 QUERY_METHODS = frozenset(
@@ -107,13 +251,14 @@ QUERY_METHODS = frozenset(
     }
 )
 SQL_ALLOWED: dict[str, str] = {
-    "core/http/ops.py": (
+    "ops.py": (
         "GET /readyz's `SELECT 1` is the readiness probe itself: it asks whether a pool "
         "connection answers at all, and reads no data"
     ),
 }
-"""Modules above `db/` that may send a statement themselves, each with its reason."""
-NO_SQL = [p for p in _modules() if _part(p) in {"services", "jobs", "api", "cli"}]
+"""Modules above the queries that may send a statement themselves, each with its reason."""
+NO_SQL = [p for p in ABOVE_QUERIES if _rel(p) not in ROOT_MODULES or _rel(p) == "jobs/registry.py"]
+"""Services, job handlers, schemas, views, routes, commands and the composition root."""
 
 
 def _query_calls(path: Path) -> list[str]:
@@ -128,14 +273,15 @@ def _query_calls(path: Path) -> list[str]:
 
 @pytest.mark.parametrize("path", NO_SQL, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_sql_is_sent_from_db_only(path: Path) -> None:
-    """Services, jobs, routes and commands call `db/`'s named functions; none of them calls
-    a connection's `fetch`/`fetchrow`/`fetchval`/`execute` (or any other statement method)."""
+    """Services, jobs, routes and commands call the queries' named functions; none of them
+    calls a connection's `fetch`/`fetchrow`/`fetchval`/`execute` (or any other statement
+    method)."""
     name = str(path.relative_to(PACKAGE))
     calls = _query_calls(path)
     if name in SQL_ALLOWED:
         assert calls, f"{name} sends no statement any more: remove it from SQL_ALLOWED"
         return
-    assert calls == [], f"{name} sends SQL itself; move it into a db/ function"
+    assert calls == [], f"{name} sends SQL itself; move it into a queries function"
 
 
 def test_the_sql_check_sees_a_query(tmp_path: Path) -> None:

@@ -20,9 +20,9 @@ import typer
 from rich.table import Table
 
 from pixgate.cli.common import console, database_url, emit_json, money, run
+from pixgate.cli.webhooks import webhooks_app
 from pixgate.core.settings import Settings
 from pixgate.runtime import Runtime, resolve_database_url
-from pixgate.webhooks.cli import webhooks_app
 
 if TYPE_CHECKING:
     from pixgate.accounts.queries.accounts import Account

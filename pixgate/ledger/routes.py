@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
-from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep
+from pixgate.accounts.public import CurrentAccount, RuntimeDep
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Day, Page, PageSize
 from pixgate.core.http.responses import JSONResponse, exact

@@ -28,10 +28,10 @@ from pixgate.med.rules import (
     requesting_ispb,
     wire,
 )
-from pixgate.refunds import service as refunds
+from pixgate.refunds.public import service as refunds
 from pixgate.runtime import Runtime
-from pixgate.webhooks.rules.webhooks import EventType
-from pixgate.webhooks.service import outbox as events
+from pixgate.webhooks.public import EventType
+from pixgate.webhooks.public import outbox as events
 
 
 @dataclass(frozen=True, slots=True)

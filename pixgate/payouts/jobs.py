@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pixgate.jobs.queue import SettlePayout
+from pixgate.jobs.public import SettlePayout
 from pixgate.payouts.service import settlement as payouts
 from pixgate.runtime import Runtime
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pixgate.core.db.pool import Database
 from pixgate.core.settings import Settings
 from pixgate.provider.base import SettlingBank
-from pixgate.sandbox.bank import SandboxBank
+from pixgate.sandbox.public import SandboxBank
 
 PROVIDERS: dict[str, Callable[[Settings, Database], SettlingBank]] = {"sandbox": SandboxBank}
 

@@ -28,7 +28,7 @@ from pixgate.core.errors import (
 )
 from pixgate.core.labels import OperationType, TransactionStatus
 from pixgate.core.money import format_amount, to_decimal
-from pixgate.jobs.queue import DELIVER_WEBHOOK, SETTLE_PAYOUT, wake_workers
+from pixgate.jobs.public import DELIVER_WEBHOOK, SETTLE_PAYOUT, wake_workers
 from pixgate.refunds.rules import Natureza, RefundKind
 
 

@@ -46,8 +46,8 @@ from pixgate.core.errors import (
 )
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.money import InvalidAmount, amount_cents
-from pixgate.ledger.queries.transactions import Transaction
-from pixgate.payouts.service import external_ids
+from pixgate.ledger.public import Transaction
+from pixgate.payouts.public import external_ids
 from pixgate.provider import instructions as provider_instructions
 from pixgate.provider.base import (
     NO_INSTRUCTIONS,

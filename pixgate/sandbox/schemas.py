@@ -12,7 +12,7 @@ from pixgate.core.http.schemas import (
     AwareTimestamp,
     example,
 )
-from pixgate.payouts.schemas.cash_out_qrcode import EXAMPLE_CODE
+from pixgate.payouts.public import EXAMPLE_CODE
 
 
 class SandboxPayer(BaseModel):

@@ -7,8 +7,7 @@ expires and another worker retries with the same `webhook-id`: at least once.
 
 from __future__ import annotations
 
-from pixgate.jobs.queue import DeliverWebhook
-from pixgate.jobs.retry import Retry
+from pixgate.jobs.public import DeliverWebhook, Retry
 from pixgate.runtime import Runtime
 from pixgate.webhooks import service as webhooks
 

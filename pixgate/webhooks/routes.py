@@ -13,14 +13,14 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
 from fastapi.openapi.models import Example
 
-from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep
+from pixgate.accounts.public import CurrentAccount, RuntimeDep
 from pixgate.core.http import rate_limit
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Page, PageSize
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import Timestamp, iso
 from pixgate.core.masking import mask_header_values
-from pixgate.ledger.schemas import PageMetadata
+from pixgate.ledger.public import PageMetadata
 from pixgate.webhooks import schemas
 from pixgate.webhooks import service as webhooks
 from pixgate.webhooks.rules import webhooks as rules

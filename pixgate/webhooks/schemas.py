@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.core.http.schemas import ApiModel
 from pixgate.core.masking import HIDDEN_HEADER_VALUE
-from pixgate.ledger.schemas import PageMetadata
+from pixgate.ledger.public import PageMetadata
 from pixgate.webhooks.rules import event_facts as facts
 from pixgate.webhooks.rules import payloads
 from pixgate.webhooks.rules import webhooks as rules

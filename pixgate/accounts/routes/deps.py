@@ -22,7 +22,7 @@ from pixgate.core.http.middleware import BodyTooLarge
 from pixgate.core.http.routing import ExactJsonRequest
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
-from pixgate.sandbox import rules as scenarios
+from pixgate.sandbox.public import rules as scenarios
 
 
 async def get_runtime(request: Request) -> Runtime:

@@ -18,7 +18,7 @@ from pixgate.core import names
 from pixgate.core.documents import is_valid_document, only_document_chars
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
 from pixgate.core.money import InvalidAmount, to_cents
-from pixgate.ledger.queries import journal
+from pixgate.ledger.public import journal
 from pixgate.runtime import Runtime
 
 

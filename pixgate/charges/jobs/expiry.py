@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pixgate.charges.service import expiry
-from pixgate.jobs.queue import ExpireCharge
+from pixgate.jobs.public import ExpireCharge
 from pixgate.runtime import Runtime
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from pixgate.charges.service import splits
-from pixgate.jobs.queue import RunDueSplits
+from pixgate.jobs.public import RunDueSplits
 from pixgate.runtime import Runtime
 
 

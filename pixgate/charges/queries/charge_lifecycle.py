@@ -7,7 +7,7 @@ from typing import Any
 
 from pixgate.charges.queries.charges import Charge, by_txid, charge_or_none
 from pixgate.core.db.pool import Connection
-from pixgate.ledger.queries.transactions import Transaction
+from pixgate.ledger.public import Transaction
 
 
 async def lock_by_txid(conn: Connection, account_id: int, kind: str, txid: str) -> Charge | None:

@@ -16,12 +16,12 @@ from uuid import UUID
 
 import asyncpg
 
-from pixgate.accounts.queries.accounts import Account
+from pixgate.accounts.public import Account
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.db.pool import Connection
 from pixgate.core.labels import ChargeStatus
 from pixgate.core.money import SplitType
-from pixgate.ledger.queries.transactions import Transaction
+from pixgate.ledger.public import Transaction
 
 OPEN_STATUSES = (ChargeStatus.PENDING, ChargeStatus.ATIVA)
 """A charge in one of these states (cash_in, cob) can still be paid, until it expires."""

@@ -8,7 +8,7 @@ import io
 import segno
 from fastapi import APIRouter
 
-from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.public import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.charges.schemas.cash_in import CashInRequest, CashInResponse
 from pixgate.charges.service import cash_in
 from pixgate.core import errors

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.public import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.charges.schemas.cob import CobPatch, CobRequest, CobResponse
 from pixgate.charges.service import cob
 from pixgate.core.http.error_schemas import SimpleError

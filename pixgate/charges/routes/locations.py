@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from pixgate.accounts.routes.deps import RuntimeDep
+from pixgate.accounts.public import RuntimeDep
 from pixgate.charges.service import locations
 from pixgate.core.http.error_schemas import SimpleError
 from pixgate.core.http.errors import CentralBankRoute

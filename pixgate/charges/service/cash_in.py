@@ -20,8 +20,8 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from pixgate.accounts.queries import accounts as account_rows
-from pixgate.accounts.service import fees
+from pixgate.accounts.public import accounts_queries as account_rows
+from pixgate.accounts.public import fees
 from pixgate.charges.queries import charges as charge_rows
 from pixgate.charges.queries.charges import SplitRow
 from pixgate.charges.service.charges import FEE_KEY
@@ -40,8 +40,8 @@ from pixgate.core.money import (
     to_cents,
 )
 from pixgate.core.pix_keys import SplitKeyType, is_valid_split_key
-from pixgate.jobs import queue as jobs
-from pixgate.payouts.service import external_ids
+from pixgate.jobs.public import queue as jobs
+from pixgate.payouts.public import external_ids
 from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions
 from pixgate.runtime import Runtime
 

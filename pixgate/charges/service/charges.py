@@ -20,9 +20,7 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from pixgate.accounts.queries.accounts import Account
-from pixgate.accounts.queries.accounts import get as get_account
-from pixgate.accounts.service import fees
+from pixgate.accounts.public import Account, fees, get_account
 from pixgate.charges.queries import charges as charge_rows
 from pixgate.charges.queries.charges import Charge
 from pixgate.charges.service import splits
@@ -36,12 +34,11 @@ from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import ChargeStatus, TransactionKind
 from pixgate.core.money import InvalidAmount, amount_cents
 from pixgate.core.settings import Settings
-from pixgate.ledger.queries import journal
-from pixgate.ledger.queries.transactions import Transaction
+from pixgate.ledger.public import Transaction, journal
 from pixgate.runtime import Runtime
-from pixgate.sandbox.bank import synthetic_holder
-from pixgate.webhooks.rules.webhooks import EventType
-from pixgate.webhooks.service import outbox as events
+from pixgate.sandbox.public import synthetic_holder
+from pixgate.webhooks.public import EventType
+from pixgate.webhooks.public import outbox as events
 
 FEE_KEY = "cash_in"
 BANK_NAME = "Pixgate"

@@ -14,7 +14,7 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
-from pixgate.accounts.queries.accounts import get as get_account
+from pixgate.accounts.public import get_account
 from pixgate.charges.queries import charge_lifecycle
 from pixgate.charges.queries import charges as charge_rows
 from pixgate.charges.queries.charges import Charge
@@ -24,8 +24,8 @@ from pixgate.core import brcode
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
 from pixgate.core.labels import ChargeStatus, TransactionKind
 from pixgate.core.money import to_cents
-from pixgate.jobs import queue as jobs
-from pixgate.ledger.queries.transactions import Transaction
+from pixgate.jobs.public import queue as jobs
+from pixgate.ledger.public import Transaction
 from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions
 from pixgate.runtime import Runtime
 

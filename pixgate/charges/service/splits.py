@@ -24,7 +24,7 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from pixgate.accounts.queries import accounts as account_rows
+from pixgate.accounts.public import accounts_queries as account_rows
 from pixgate.charges.queries import charge_splits as split_rows
 from pixgate.charges.queries.charge_splits import Split
 from pixgate.charges.queries.charges import Charge
@@ -34,13 +34,12 @@ from pixgate.core.labels import SplitFrequency, TransactionKind
 from pixgate.core.money import allocate_splits
 from pixgate.core.pix_keys import normalize_key
 from pixgate.core.settings import Settings
-from pixgate.jobs import queue as jobs
-from pixgate.ledger.queries.transactions import Transaction
-from pixgate.payouts.queries import payments
-from pixgate.payouts.service import outgoing
+from pixgate.jobs.public import queue as jobs
+from pixgate.ledger.public import Transaction
+from pixgate.payouts.public import outgoing, payments
 from pixgate.runtime import Runtime
-from pixgate.webhooks.rules.webhooks import EventType
-from pixgate.webhooks.service import outbox as events
+from pixgate.webhooks.public import EventType
+from pixgate.webhooks.public import outbox as events
 
 KIND = TransactionKind.SPLIT_PAYOUT
 

@@ -17,11 +17,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from pixgate.accounts.routes.deps import RuntimeDep
-from pixgate.accounts.service import accounts, auth, balances
-from pixgate.charges.routes.cash_in import qr_code_png
-from pixgate.charges.schemas.cash_in import CashInPayer, CashInTransaction
-from pixgate.charges.service import cash_in
+from pixgate.accounts.public import RuntimeDep, auth, balances
+from pixgate.accounts.public import accounts_service as accounts
+from pixgate.charges.public import CashInPayer, CashInTransaction, cash_in, qr_code_png
 from pixgate.core.errors import (
     DuplicateExternalId,
     InvalidCredentials,
@@ -44,8 +42,7 @@ from pixgate.dashboard.views.render import (
     read_form,
     set_cookie,
 )
-from pixgate.ledger.schemas import TransactionPage
-from pixgate.ledger.service import transactions
+from pixgate.ledger.public import TransactionPage, transactions
 from pixgate.runtime import Runtime
 
 log = structlog.get_logger(__name__)

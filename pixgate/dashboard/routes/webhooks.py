@@ -10,7 +10,7 @@ from fastapi import APIRouter, Path, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.datastructures import FormData
 
-from pixgate.accounts.routes.deps import RuntimeDep
+from pixgate.accounts.public import RuntimeDep
 from pixgate.core.errors import (
     Conflict,
     InvalidWebhookConfig,
@@ -31,10 +31,9 @@ from pixgate.dashboard.views.render import (
 )
 from pixgate.dashboard.views.render import field as form_field
 from pixgate.runtime import Runtime
-from pixgate.webhooks import service as webhooks
-from pixgate.webhooks.routes import RESEND_RATE
-from pixgate.webhooks.rules import webhooks as rules
-from pixgate.webhooks.service.events import DELIVERY_STATES
+from pixgate.webhooks.public import DELIVERY_STATES, RESEND_RATE
+from pixgate.webhooks.public import service as webhooks
+from pixgate.webhooks.public import webhook_rules as rules
 
 router = APIRouter(route_class=DashboardRoute)
 

@@ -26,8 +26,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from pixgate.accounts.routes.deps import RuntimeDep
-from pixgate.accounts.service import auth
+from pixgate.accounts.public import RuntimeDep, auth
 from pixgate.core.db.pool import LOST_RACES, UNAVAILABLE
 from pixgate.core.errors import DatabaseUnavailable, PixgateError, TryAgain, ValidationFailed
 from pixgate.core.http.errors import request_id

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep
+from pixgate.accounts.public import CurrentAccount, RuntimeDep
 from pixgate.core.http import rate_limit
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Page, PageSize

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
 
-from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.accounts.public import CurrentAccount, RuntimeDep, sandbox_only
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.responses import JSONResponse, exact
 from pixgate.core.http.routing import PixgateRoute

@@ -8,7 +8,7 @@ from typing import Any
 
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.db.pool import Connection
-from pixgate.ledger.queries.transactions import Transaction
+from pixgate.ledger.public import Transaction
 
 
 async def insert_once(

@@ -11,7 +11,7 @@ from uuid import UUID
 
 import asyncpg
 
-from pixgate.accounts.queries.accounts import Terms
+from pixgate.accounts.public import Terms
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.db.batches import Statement, StatementFailed, read_by_key
 from pixgate.core.db.pool import (
@@ -23,8 +23,8 @@ from pixgate.core.db.pool import (
 )
 from pixgate.core.errors import TotalOutOfRange, TryAgain
 from pixgate.core.labels import TransactionStatus
-from pixgate.jobs.queue import DELIVER_WEBHOOK, JobKind, SettlePayout, wake_workers
-from pixgate.ledger.queries.transactions import Transaction
+from pixgate.jobs.public import DELIVER_WEBHOOK, JobKind, SettlePayout, wake_workers
+from pixgate.ledger.public import Transaction
 from pixgate.payouts.queries import limit_usage
 from pixgate.payouts.rules import Window
 

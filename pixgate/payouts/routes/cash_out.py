@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.public import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.core import errors
 from pixgate.core.http.errors import EnvelopeRoute, openapi_responses
 from pixgate.payouts.schemas.cash_out import CashOutRequest, CashOutResponse

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.public import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.payouts.schemas.cash_out_qrcode import QrCashOutRequest, QrCashOutResponse

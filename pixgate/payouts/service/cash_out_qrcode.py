@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from pixgate.accounts.service import fees
-from pixgate.charges.queries import charges as charge_rows
-from pixgate.charges.service import charges
+from pixgate.accounts.public import fees
+from pixgate.charges.public import charges_queries as charge_rows
+from pixgate.charges.public import charges_service as charges
 from pixgate.core import brcode
 from pixgate.core.documents import document_kind, only_document_chars
 from pixgate.core.errors import (
@@ -43,14 +43,14 @@ from pixgate.core.errors import (
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import TransactionKind, TransactionStatus
 from pixgate.core.pix_keys import detect_key_type, normalize_key
-from pixgate.ledger.queries import journal
+from pixgate.ledger.public import journal
 from pixgate.payouts.service import external_ids, limits
 from pixgate.payouts.service.cash_out import amount_of
 from pixgate.payouts.service.outgoing import FEE_KEY, CashOut, PendingPayout, hold_pending
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions
 from pixgate.runtime import Runtime
-from pixgate.webhooks.rules.webhooks import EventType
-from pixgate.webhooks.service import outbox as events
+from pixgate.webhooks.public import EventType
+from pixgate.webhooks.public import outbox as events
 
 KIND = TransactionKind.CASH_OUT_QRCODE
 LOCATION_KEY_TYPE = "LOCATION"

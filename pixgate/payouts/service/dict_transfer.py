@@ -22,7 +22,7 @@ from typing import Any
 
 import structlog
 
-from pixgate.accounts.service import fees
+from pixgate.accounts.public import fees
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.documents import only_document_chars
 from pixgate.core.errors import (
@@ -35,14 +35,14 @@ from pixgate.core.errors import (
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import TransactionKind, TransactionStatus
 from pixgate.core.pix_keys import dict_key_type, normalize_key
-from pixgate.ledger.queries.transactions import Transaction
+from pixgate.ledger.public import Transaction
 from pixgate.payouts.queries import dict_transfers as rows
 from pixgate.payouts.service import outgoing
 from pixgate.provider import instructions as provider_instructions
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions, PaymentOrder
 from pixgate.runtime import Runtime
-from pixgate.webhooks.rules.webhooks import EventType
-from pixgate.webhooks.service import outbox as events
+from pixgate.webhooks.public import EventType
+from pixgate.webhooks.public import outbox as events
 
 log = structlog.get_logger(__name__)
 

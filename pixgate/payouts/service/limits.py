@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pixgate.accounts.queries.accounts import Account, Terms
+from pixgate.accounts.public import Account, Terms
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import DailyLimitExceeded, NightLimitExceeded, TransactionLimitExceeded
 from pixgate.core.money import format_amount, to_cents

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from pixgate.accounts.service import fees
+from pixgate.accounts.public import fees
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import (
     DuplicateExternalId,
@@ -26,7 +26,7 @@ from pixgate.core.errors import (
 )
 from pixgate.core.labels import TransactionStatus
 from pixgate.core.settings import Settings
-from pixgate.jobs import queue as jobs
+from pixgate.jobs.public import queue as jobs
 from pixgate.payouts import rules as limits
 from pixgate.payouts.queries import payments
 from pixgate.payouts.rules import Window

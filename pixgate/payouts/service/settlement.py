@@ -19,14 +19,14 @@ from typing import Any
 
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.labels import OperationType, TransactionKind, TransactionStatus
-from pixgate.ledger.queries.transactions import Transaction
+from pixgate.ledger.public import Transaction
 from pixgate.payouts.queries import payments
 from pixgate.payouts.service import dict_transfer
 from pixgate.provider.base import PaymentOrder, PaymentResult, SettlingBank
-from pixgate.refunds import service as refunds
-from pixgate.refunds.rules import RETURN_KINDS, RefundKind
+from pixgate.refunds.public import RETURN_KINDS, RefundKind
+from pixgate.refunds.public import service as refunds
 from pixgate.runtime import Runtime
-from pixgate.webhooks.rules.webhooks import EventType
+from pixgate.webhooks.public import EventType
 
 SETTLED_OPERATIONS = frozenset({OperationType.WITHDRAW, OperationType.REFUND_IN})
 """What the settling bank settles: payments sent, and returns of payments received."""

@@ -11,7 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Response
 
-from pixgate.accounts.routes.deps import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.public import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.core import errors
 from pixgate.core.http.errors import CentralBankRoute, Family, openapi_responses
 from pixgate.core.http.schemas import iso

@@ -7,7 +7,7 @@ from typing import Literal
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.accounts.public import CurrentAccount, RuntimeDep, sandbox_only
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import DOCUMENT, EXAMPLE_CPF, ApiModel, example

@@ -14,15 +14,15 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
 
-from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep, sandbox_only
-from pixgate.charges.service import charges
+from pixgate.accounts.public import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.charges.public import charges_service as charges
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.responses import JSONResponse, exact
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import iso
 from pixgate.core.money import to_decimal
-from pixgate.refunds import service as refunds
-from pixgate.refunds.schemas import RefundOutRequest, RefundOutResponse
+from pixgate.refunds.public import RefundOutRequest, RefundOutResponse
+from pixgate.refunds.public import service as refunds
 from pixgate.sandbox.schemas import (
     Received,
     SandboxIncomingRequest,

@@ -12,7 +12,7 @@ from typing import Any
 from uuid import UUID
 
 from pixgate.core.db.pool import Connection
-from pixgate.jobs.queue import DELIVER_WEBHOOK, wake_workers
+from pixgate.jobs.public import DELIVER_WEBHOOK, wake_workers
 from pixgate.webhooks.rules.webhooks import (
     AttemptTrigger,
     DeliveryStatus,

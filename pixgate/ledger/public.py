@@ -1,0 +1,9 @@
+"""The public module of ledger: what other features use of it, and the only module they
+import."""
+
+from pixgate.ledger.queries import journal
+from pixgate.ledger.queries.transactions import Transaction
+from pixgate.ledger.schemas import PageMetadata, TransactionPage
+from pixgate.ledger.service import transactions
+
+__all__ = ["PageMetadata", "Transaction", "TransactionPage", "journal", "transactions"]
