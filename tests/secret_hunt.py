@@ -61,7 +61,7 @@ CRASHING_SERVE = [
     "-c",
     """
 import os, structlog
-from pixgate.services import balances
+from pixgate.accounts.service import balances
 from pixgate.cli import app
 
 real_get = balances.get

@@ -15,12 +15,12 @@ from pixgate.jobs.retry import Retry
 
 __all__ = [
     "DELIVER_WEBHOOK",
+    "SETTLE_PAYOUT",
     "DeliverWebhook",
     "ExpireCharge",
     "JobKind",
     "Retry",
     "RunDueSplits",
-    "SETTLE_PAYOUT",
     "SettlePayout",
     "queue",
     "wake_workers",

@@ -1,7 +1,7 @@
 """Transaction list shapes: GET /api/transactions and GET /api/pix/transactions/pix-key.
 
 `ListedTransaction.values_of` is the one shaping of a stored transaction for HTTP answers
-(and the dashboard's tables), with the labels and masking of `domain/`. The list is a hot
+(and the dashboard's tables), with the labels and masking of `core/`. The list is a hot
 route: `TransactionPage.of` validates the whole page once, by field name (`BuiltModel`).
 """
 

@@ -8,4 +8,4 @@ from pixgate.webhooks.rules.webhooks import EventType
 from pixgate.webhooks.service import outbox
 from pixgate.webhooks.service.events import DELIVERY_STATES
 
-__all__ = ["DELIVERY_STATES", "EventType", "RESEND_RATE", "outbox", "service", "webhook_rules"]
+__all__ = ["DELIVERY_STATES", "RESEND_RATE", "EventType", "outbox", "service", "webhook_rules"]

@@ -259,7 +259,7 @@ class TestConcurrency:
 
 class TestBatchedPerAccount:
     """Cash-outs (and settlements) of one account that wait for its row go in one statement
-    (`payouts.queries.batches`); each is still answered as if it had gone alone."""
+    (`core.db.batches`); each is still answered as if it had gone alone."""
 
     async def test_waiting_cash_outs_are_held_refused_and_deduplicated_one_by_one(
         self, rt: Runtime, client: httpx.AsyncClient

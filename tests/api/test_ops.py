@@ -86,7 +86,7 @@ async def test_balances_both_shapes_from_one_ledger(rt: Runtime, client: httpx.A
 async def test_balance_reads_batched_together_each_see_their_own_account(
     rt: Runtime, client: httpx.AsyncClient
 ) -> None:
-    """Concurrent balance reads go in one query (payouts.queries.batches); each answer is the caller's."""
+    """Concurrent balance reads go in one query (core.db.batches); each answer is the caller's."""
     accounts = [await make_account(rt, balance=f"{n}.00") for n in (10, 20, 30)]
     headers = [await bearer(client, account) for account in accounts]
     async with rt.db.queued("accounts"):

@@ -1,6 +1,7 @@
 """The StrEnums that name stored values agree with the database: each one's members are
-exactly the values its column's CHECK constraint allows, and `ledger.queries.transactions.Transaction`
-declares the table's columns in the table's order (its `from_record` is positional)."""
+exactly the values its column's CHECK constraint allows, and
+`ledger.queries.transactions.Transaction` declares the table's columns in the table's order
+(its `from_record` is positional)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The database functions are the files in `pixgate/db/sql/`: applied when they change, and
+"""The database functions are the files in `pixgate/*/sql/`: applied when they change, and
 never different in the database from what the files say."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""payouts.service.cash_out and payouts.service.outgoing, called directly: a payout held with its fee and
-counted by the limits, or refused with its domain error and nothing written."""
+"""payouts.service.cash_out and payouts.service.outgoing, called directly: a payout held with
+its fee and counted by the limits, or refused with its domain error and nothing written."""
 
 from __future__ import annotations
 

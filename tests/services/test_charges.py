@@ -1,5 +1,6 @@
-"""charges.service.cash_in and charges.service.charges, called directly: a charge created, then paid by the
-sandbox payer once, credits amount minus the cash-in fee; a PIX received without a charge too."""
+"""charges.service.cash_in and charges.service.charges, called directly: a charge created,
+then paid by the sandbox payer once, credits amount minus the cash-in fee; a PIX received
+without a charge too."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The database functions, applied from versioned files whenever a file changes.
 
-The SQL functions in `pixgate/db/sql/*.sql` hold the rules of money that the hot path runs
+The SQL functions in `pixgate/*/sql/*.sql` hold the rules of money that the hot path runs
 in the database (balance moves, limits, holds, settlements, the webhook outbox): each rule
 is written there once and every path, Python ones included, calls it. Unlike a migration, a
 file is not frozen once applied: `pixgate db upgrade` (and `pixgate serve` on the embedded

@@ -3,7 +3,7 @@
 Dates are days of the gateway's time zone (Brasília by default): `startDate` from
 00:00, `endDate` through 23:59:59.999. The service answers the stored rows of the page;
 the API shapes them (`ledger.schemas.ListedTransaction.from_row`), with the
-labels and masking of `domain/`.
+labels and masking of `core/`.
 """
 
 from __future__ import annotations

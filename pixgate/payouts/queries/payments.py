@@ -121,7 +121,7 @@ async def settle_payout(
     function, run by `settle_payouts()` in a transaction it may share.
 
     Settlements of one account that arrive while its row is busy go in one statement
-    (`payouts.queries.batches`), ahead of the account's new cash-outs (`row_queue`'s urgent work). The
+    (`core.db.batches`), ahead of the account's new cash-outs (`row_queue`'s urgent work). The
     final status; None when another run already finished it (nothing written)."""
     return await db.batcher(SETTLE_PAYOUTS).submit(("account", account_id), settlement)
 
@@ -196,7 +196,7 @@ async def hold_payout(db: Database, hold: Hold) -> Held | None:
     `hold_payout()` function, run by `hold_payouts()` in a transaction it may share.
 
     Holds of one account that arrive while its row is busy go in one statement
-    (`payouts.queries.batches`), each rolled back alone if refused. `hold.terms` is the account row the fee
+    (`core.db.batches`), each rolled back alone if refused. `hold.terms` is the account row the fee
     and limits were computed from; if the locked row differs, the refusal's reason is
     "terms". Raises PayoutRefused; None: the externalId was already used (nothing written).
     """

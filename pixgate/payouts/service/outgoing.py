@@ -101,7 +101,7 @@ async def hold_pending(
 
     `payments.hold_payout` is one round trip and its own transaction (it was seven round
     trips, the largest single share of the API's CPU per cash-out), shared with the other
-    cash-outs of the account that wait for its row meanwhile (`payouts.queries.batches`). The fee and
+    cash-outs of the account that wait for its row meanwhile (`core.db.batches`). The fee and
     limits are priced from this process's copy of the account's terms, which the statement
     compares with the locked row: a stale copy is re-read and the payout tried again.
     The request's provider instructions are kept with the row for the provider's settlement.

@@ -45,7 +45,7 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
         return
     result = await _ask_the_bank(rt, row, hooks)
     # sent with the account's other settlements waiting meanwhile, ahead of its new
-    # cash-outs: accepted payouts are settled before more are accepted (payouts.queries.batches)
+    # cash-outs: accepted payouts are settled before more are accepted (core.db.batches)
     await payments.settle_payout(
         rt.db,
         row.account_id,

@@ -2,7 +2,7 @@
 -- when accepted, settled once the settling bank has decided (refunds of received PIX, held
 -- by 050_refunds.sql, are settled by settle_payout() too). One call each, so the hot
 -- path is one round trip; several payouts of one account that wait for its row go in one
--- call of the batch functions (pixgate/payouts/queries/batches.py), each element in a subtransaction of
+-- call of the batch functions (pixgate/core/db/batches.py), each element in a subtransaction of
 -- its own: a refused element is rolled back alone and reported in its row.
 --
 -- SQLSTATEs (mapped to errors by pixgate/payouts/queries/payments.py):

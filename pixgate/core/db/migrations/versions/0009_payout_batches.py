@@ -1,7 +1,7 @@
 """`hold_payouts()` and `settle_payouts()`: several payouts of one account in one statement.
 
 These functions are not defined here any more: they live, with every other money rule, in
-`pixgate/db/sql/*.sql`, which `pixgate db upgrade` applies after the migrations whenever a
+`pixgate/*/sql/*.sql`, which `pixgate db upgrade` applies after the migrations whenever a
 file changes (`pixgate.core.db.sql_files`). A database that ran this migration before keeps the
 old version until then; one migrated now gets the functions from the files.
 
@@ -17,8 +17,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    """Nothing: the functions come from `pixgate/db/sql/`."""
+    """Nothing: the functions come from `pixgate/*/sql/`."""
 
 
 def downgrade() -> None:
-    """Nothing: the functions belong to `pixgate/db/sql/`."""
+    """Nothing: the functions belong to `pixgate/*/sql/`."""

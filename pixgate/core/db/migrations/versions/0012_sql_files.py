@@ -1,6 +1,6 @@
 """`sql_files`: which version of each database-function file is applied.
 
-The functions of the money rules live in `pixgate/db/sql/*.sql`, re-applied by
+The functions of the money rules live in `pixgate/*/sql/*.sql`, re-applied by
 `pixgate db upgrade` whenever a file changes (`pixgate.core.db.sql_files`); this table records
 each file's checksum.
 
