@@ -1,6 +1,6 @@
-"""One wire layer (issue 15, item 3): the JSON routes answer models on the `ApiModel` base
-(camelCase through its alias generator), never dicts, and `pixgate/services/` returns
-domain objects: it does not spell the camelCase keys of HTTP answers."""
+"""One wire layer: the JSON routes answer models on the `ApiModel` base (camelCase through
+its alias generator), never dicts, and every feature's services return domain objects: they
+do not spell the camelCase keys of HTTP answers."""
 
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ from pixgate.dashboard.routes import pages as dashboard
 from pixgate.dashboard.routes import webhooks as dashboard_webhooks
 from pixgate.routers import ROUTERS
 
-SERVICES = Path(__file__).resolve().parents[2] / "pixgate" / "services"
+PACKAGE = Path(__file__).resolve().parents[2] / "pixgate"
+SERVICES = sorted([*PACKAGE.glob("*/service.py"), *PACKAGE.glob("*/service/**/*.py")])
+"""Every feature's service layer: a `service.py` module or a `service/` folder."""
 
 HTML_ROUTERS = {id(dashboard.router), id(dashboard_webhooks.router)}
 """The dashboard renders HTML pages (templates), out of the wire layer."""
@@ -94,17 +96,23 @@ CAMEL_KEYS_ALLOWED = {
     # Documents stored in jsonb columns, in the key names the rows already hold (and read
     # back by the webhook payloads and the dashboard): renaming them would need a data
     # migration, and they are no HTTP answer.
-    ("cash_in.py", "create"): "charges.details and charges.body as stored",
-    ("cash_out.py", "create"): "transactions.details as stored",
-    ("cash_out_qrcode.py", "create"): "transactions.details (the decoded QR code) as stored",
-    ("cob.py", "_body"): "charges.body: the cob's request as stored (Central-Bank names)",
-    ("dict_transfer.py", "TransferOrder.details"): "transactions.details as stored",
-    ("refunds.py", "_create"): "transactions.details as stored",
-    ("splits.py", "_pay_out"): "transactions.details as stored",
+    ("charges/service/cash_in.py", "create"): "charges.details and charges.body as stored",
+    ("payouts/service/cash_out.py", "create"): "transactions.details as stored",
+    (
+        "payouts/service/cash_out_qrcode.py",
+        "create",
+    ): "transactions.details (the decoded QR code) as stored",
+    (
+        "charges/service/cob.py",
+        "_body",
+    ): "charges.body: the cob's request as stored (Central-Bank names)",
+    ("payouts/service/dict_transfer.py", "TransferOrder.details"): "transactions.details as stored",
+    ("refunds/service.py", "_create"): "transactions.details as stored",
+    ("charges/service/splits.py", "_pay_out"): "transactions.details as stored",
     # The webhook payload's `extra` members (pixgate/webhooks/rules/payloads.py's wire format).
-    ("charges.py", "pay"): "the v2 payload's txId, passed to events.record",
+    ("charges/service/charges.py", "pay"): "the v2 payload's txId, passed to events.record",
     # A PixgateError's `details`, rendered as given by core/http/errors.py (docs/errors.md).
-    ("external_ids.py", "_duplicate"): "DuplicateExternalId's details",
+    ("payouts/service/external_ids.py", "_duplicate"): "DuplicateExternalId's details",
 }
 
 
@@ -138,17 +146,18 @@ def _camel_dicts_in(source: str, name: str) -> set[tuple[str, str]]:
 
 def _camel_dicts() -> set[tuple[str, str]]:
     found: set[tuple[str, str]] = set()
-    for path in sorted(SERVICES.rglob("*.py")):
-        found |= _camel_dicts_in(path.read_text(), str(path.relative_to(SERVICES)))
+    assert SERVICES, "no service modules found: the check would see nothing"
+    for path in SERVICES:
+        found |= _camel_dicts_in(path.read_text(), str(path.relative_to(PACKAGE)))
     return found
 
 
 def test_services_build_no_camel_case_json() -> None:
-    """HTTP answers are shaped in api/ (schemas on ApiModel); what remains in services/ is
-    listed in CAMEL_KEYS_ALLOWED with the reason it stays."""
+    """HTTP answers are shaped by each feature's schemas (on ApiModel); what remains in the
+    services is listed in CAMEL_KEYS_ALLOWED with the reason it stays."""
     unexpected = sorted(_camel_dicts() - CAMEL_KEYS_ALLOWED.keys())
     assert not unexpected, (
-        "services/ builds camelCase keys: shape HTTP answers in api/ "
+        "a service builds camelCase keys: shape HTTP answers in the feature's schemas "
         f"(or justify them in CAMEL_KEYS_ALLOWED): {unexpected}"
     )
 
