@@ -2,7 +2,8 @@
 import."""
 
 from pixgate.payouts.queries import payments
+from pixgate.payouts.rules import AcceptMode
 from pixgate.payouts.schemas.cash_out_qrcode import EXAMPLE_CODE
 from pixgate.payouts.service import external_ids, outgoing
 
-__all__ = ["EXAMPLE_CODE", "external_ids", "outgoing", "payments"]
+__all__ = ["EXAMPLE_CODE", "AcceptMode", "external_ids", "outgoing", "payments"]

@@ -1,4 +1,5 @@
-"""Windows of the outgoing limits: the Brasília day and the 20:00-06:00 night.
+"""The outgoing limits' windows (the Brasília day and the 20:00-06:00 night) and the modes
+in which a payout is accepted.
 
 Every time zone's offset is a multiple of 15 minutes, so these starts fall on the
 quarter-hour buckets in which the database counts the volume (`sql/020_limits.sql`).
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
+from enum import StrEnum
 from zoneinfo import ZoneInfo
 
 NIGHT_STARTS = time(20, 0)
@@ -40,3 +42,16 @@ class Window:
     per_transaction: int
     daily: int
     nightly: int
+
+
+class AcceptMode(StrEnum):
+    """How `payout_accept()` (sql/040_payouts.sql) accepts a payout whose row is written."""
+
+    CASH_OUT = "cash_out"
+    """Priced from the cached terms: terms, limits, then balance checked (payout_create())."""
+    COUNTED = "counted"
+    """Limits decided before (DICT transfer, split): counted; False when the balance is short."""
+    REFUND = "refund"
+    """A refund of a received PIX: no fee, no limits (refund_create())."""
+    IN_HOUSE = "in_house"
+    """Pays one of our charges and settles at once: limits and balance checked, no job."""

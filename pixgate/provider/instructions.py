@@ -1,6 +1,6 @@
 """What a request told the provider about a payout it settles later, kept until settlement.
 
-The value is opaque here: services write it with the payout (`keep`, or `hold_payout()`'s
+The value is opaque here: services write it with the payout (`keep`, or `payout_create()`'s
 last argument) and only the provider reads it back (`get`; a payment's, with its key's
 entry, `sandbox_dict.payment_view`). A payout without instructions has no row, so the table
 holds only the few that asked for something.

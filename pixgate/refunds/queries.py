@@ -156,7 +156,7 @@ async def refundable(conn: Connection, original_id: int) -> int:
 
 
 async def create(conn: Connection, new: NewRefund) -> Refund | None:
-    """The PENDING refund, its hold and its settlement job (`refund_hold()`).
+    """The PENDING refund, its hold and its settlement job (`refund_create()`).
 
     None, and nothing written, when `new.external_id` is already used in the account (a
     concurrent duplicate waits for the first to commit). Raises NotFound (the original is
@@ -165,7 +165,7 @@ async def create(conn: Connection, new: NewRefund) -> Refund | None:
     """
     row = await _run(
         conn,
-        "SELECT * FROM refund_hold($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+        "SELECT * FROM refund_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
         new.account_id,
         new.original_id,
         new.kind,

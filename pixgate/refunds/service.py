@@ -2,7 +2,7 @@
 
 A refund of a received PIX, asked for by `POST /api/pix/refund-in/{id}` (`refund_in`) or
 `PUT /pix/{e2eid}/devolucao/{id}` (`devolucao`), is one REFUND_IN transaction whose
-`parent_id` is the original. `refunds.queries.create` (the database function `refund_hold()`)
+`parent_id` is the original. `refunds.queries.create` (the database function `refund_create()`)
 locks the original, refuses what the refundable-balance rule or the refund window refuse,
 and writes the PENDING row, the hold of its amount (no fee; the outgoing limits do not
 count refunds) and its settlement job, in one transaction. The settling bank then returns

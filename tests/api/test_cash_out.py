@@ -273,7 +273,7 @@ class TestBatchedPerAccount:
                 asyncio.create_task(client.post(PATH, json=body, headers=headers))
                 for body in bodies
             ]
-            await statements_waiting(rt.db.batcher(payments.HOLD_PAYOUTS), key, len(bodies))
+            await statements_waiting(rt.db.batcher(payments.CREATE_PAYOUTS), key, len(bodies))
         responses = await asyncio.gather(*calls)
         assert sorted(r.status_code for r in responses) == [201, 201, 201, 400, 400]
         assert sorted(r.json()["code"] for r in responses if r.status_code == 400) == [

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from pixgate.accounts.service import accounts
 from pixgate.core.brcode import dynamic, encode, static
 from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
@@ -258,6 +259,40 @@ class TestOurCharges:
             assert await conn.fetchval("SELECT count(*) FROM events") == 0
         assert await balance(rt, receiver.account_id) == (0, 0)
         assert await balance(rt, payer.account_id) == (999, 0)
+
+    async def test_our_charge_is_held_to_the_payers_limits_and_counted_by_them(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        """Paid in the house, a QR cash-out is accepted like any payout: over the per-transaction
+        limit it is refused with nothing written and the charge left open; within it, it counts
+        toward the day, so the next one over the daily limit is refused."""
+        receiver = await make_account(rt)
+        payer = await make_account(rt, balance="100.00")
+        await accounts.update(rt, payer.account_id, {"transaction_limit": 1500})
+        receiver_headers, payer_headers = (
+            await bearer(client, receiver),
+            await bearer(client, payer),
+        )
+        big = await create_charge(client, receiver_headers, value="20.00")
+        refused = await client.post(PATH, json=qr(big["pixCode"], "20.00"), headers=payer_headers)
+        assert refused.status_code == 400
+        assert refused.json()["code"] == "PIX_TRANSACTION_LIMIT_EXCEEDED"
+        assert await rows(rt, payer.account_id) == []
+        assert await balance(rt, payer.account_id) == (10000, 0)
+        assert await balance(rt, receiver.account_id) == (0, 0)
+
+        await accounts.update(rt, payer.account_id, {"daily_limit": 2500})
+        first = await create_charge(client, receiver_headers, value="15.00")
+        paid = await client.post(PATH, json=qr(first["pixCode"], "15.00"), headers=payer_headers)
+        assert paid.status_code == 201
+        second = await create_charge(client, receiver_headers, value="15.00")
+        over = await client.post(PATH, json=qr(second["pixCode"], "15.00"), headers=payer_headers)
+        assert over.json()["code"] == "PIX_DAILY_LIMIT_EXCEEDED"
+        assert await balance(rt, payer.account_id) == (10000 - 1500, 0)
+        async with rt.db.connection() as conn:
+            statuses = await conn.fetch("SELECT status FROM charges ORDER BY id")
+            assert [r["status"] for r in statuses] == ["PENDING", "CONFIRMED", "PENDING"]
+            assert await verify.problems(conn) == []
 
     async def test_two_payers_race_one_wins(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         receiver = await make_account(rt)

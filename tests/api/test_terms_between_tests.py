@@ -49,13 +49,13 @@ class TestAccountOneTwice:
         self, rt: Runtime, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         statements: list[int] = []
-        hold = payments.hold_payout
+        hold = payments.create_payout
 
         async def counted(db: Any, request: payments.Hold) -> Any:
             statements.append(request.fee)
             return await hold(db, request)
 
-        monkeypatch.setattr(payments, "hold_payout", counted)
+        monkeypatch.setattr(payments, "create_payout", counted)
         account = await make_account(rt, balance="100.00")
         assert account.account_id == 1
         response = await client.post(PATH, json=order(), headers=await bearer(client, account))

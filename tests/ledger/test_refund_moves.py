@@ -1,4 +1,4 @@
-"""The refund and MED database functions (refund_hold, refund_credit, med_take_in,
+"""The refund and MED database functions (refund_create, refund_credit, med_take_in,
 med_release; settle_payout for the refunds' settlement) driven in random orders, as
 test_moves.py drives the ledger's: after each move the balances equal a model, what is left
 to refund of each PIX equals the model's, and no PIX has PENDING + CONFIRMED refunds above
@@ -102,7 +102,7 @@ def pick(items: list[Any], index: int) -> Any:
 async def _refund(
     rt: Runtime, conn: Connection, account_id: int, model: Model, pix: Original, amount: int
 ) -> None:
-    """refund_hold(): refused when more than is left, or than is available; else held."""
+    """refund_create(): refused when more than is left, or than is available; else held."""
     now = rt.clock.now()
     new = refund_rows.NewRefund(
         account_id=account_id,

@@ -130,7 +130,7 @@ async def balance(db: Database, account_id: int) -> Balance | None:
 class TermsCache:
     """Each account's fees and limits, read once per process.
 
-    The hot path prices a payout from this copy and `payments.hold_payout` compares it with
+    The hot path prices a payout from this copy and `payments.create_payout` compares it with
     the locked row, so a copy made stale by `pixgate accounts update` costs one retry, never
     a wrong fee or limit. One small record per account that paid out from this process.
     """

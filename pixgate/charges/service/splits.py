@@ -36,7 +36,7 @@ from pixgate.core.pix_keys import normalize_key
 from pixgate.core.settings import Settings
 from pixgate.jobs.public import queue as jobs
 from pixgate.ledger.public import Transaction
-from pixgate.payouts.public import outgoing, payments
+from pixgate.payouts.public import AcceptMode, outgoing, payments
 from pixgate.runtime import Runtime
 from pixgate.webhooks.public import EventType
 from pixgate.webhooks.public import outbox as events
@@ -165,8 +165,8 @@ async def _pay_out(
     )
     assert payout is not None  # no externalId, so no conflict
     await split_rows.link_payout(conn, split.id, payout.id)
-    held = await outgoing.hold_and_queue(
-        conn, settings, account_id, payout.id, amount=amount, fee=0, now=now
+    held = await outgoing.accept(
+        conn, settings, AcceptMode.COUNTED, account_id, payout.id, amount=amount, fee=0, now=now
     )
     if not held:
         await split_rows.fail_unsent(

@@ -5,7 +5,7 @@ Every cash-out and every settlement of an account locks the account's row until 
 so they run one at a time (`row_queue`), each paying a round trip, a function call, a
 commit and an fsync. Under load the requests for a busy account wait for the row anyway;
 here they wait in a list instead, and whoever gets the row next sends them all in one
-statement (`hold_payouts()` / `settle_payouts()`, `sql/040_payouts.sql`). Nobody waits for a batch
+statement (`payouts_create()` / `settle_payouts()`, `sql/040_payouts.sql`). Nobody waits for a batch
 to fill: a lone request goes alone, as soon as the row is free.
 
 Each element is its own subtransaction in that statement, so one refusal does not undo the

@@ -4,7 +4,7 @@ When many transactions wait on one row lock (every cash-out of a busy account up
 balance row), each commit wakes all of them in PostgreSQL: they all retake the lock
 manager's partition lock and all but one go back to sleep. That costs the database a core
 at a few hundred waiters per second. A statement about to lock such a row (the cash-out's
-`hold_payout()`, the settlement's `settle_payout()`) first takes the row's queue here, and
+`payout_create()`, the settlement's `settle_payout()`) first takes the row's queue here, and
 keeps it until it has committed or failed, so waiting happens in asyncio, where it is free,
 and the database's lock has one waiter per process (`Database.queued`).
 

@@ -1,5 +1,7 @@
-"""Outgoing payment rows (cash-out, QR cash-out, DICT transfer, split payouts), held and
-settled by the database functions of `sql/040_payouts.sql`."""
+"""Outgoing payment rows (cash-out, QR cash-out, DICT transfer, split payouts), accepted and
+settled by the database functions of `sql/040_payouts.sql`: every payout is accepted by
+`payout_accept()` (its hold, limits and settlement job), a cash-out's through
+`payout_create()`, the others' through `accept`."""
 
 from __future__ import annotations
 
@@ -25,15 +27,21 @@ from pixgate.core.errors import TotalOutOfRange, TryAgain
 from pixgate.core.labels import TransactionStatus
 from pixgate.jobs.public import DELIVER_WEBHOOK, JobKind, SettlePayout, wake_workers
 from pixgate.ledger.public import Transaction
-from pixgate.payouts.queries import limit_usage
-from pixgate.payouts.rules import Window
+from pixgate.payouts.rules import AcceptMode, Window
 
-# SQLSTATEs raised by the hold_payout() function, by reason.
-REFUSALS = {"PXT01": "terms", "PXB01": "balance", **limit_usage.REFUSALS}
+REFUSALS = {
+    "PXT01": "terms",
+    "PXB01": "balance",
+    "PXL00": "transaction",
+    "PXL01": "daily",
+    "PXL02": "night",
+}
+"""The SQLSTATEs of a payout's refusal by `payout_accept()` (and `limit_check()`, which it
+runs), by reason: its terms changed, its balance, its per-transaction, daily or night limit."""
 
 
 class PayoutRefused(Exception):
-    """hold_payout() wrote nothing: `reason` is a value of REFUSALS; `used` the limit's total."""
+    """payout_create() wrote nothing: `reason` is a value of REFUSALS; `used` the limit's total."""
 
     def __init__(self, reason: str, used: int | None) -> None:
         super().__init__(reason)
@@ -184,29 +192,29 @@ class Hold:
 
 @dataclass(frozen=True, slots=True)
 class Held:
-    """A payout `hold_payout()` accepted: its PENDING row's keys and time."""
+    """A payout `payout_create()` accepted: its PENDING row's keys and time."""
 
     id: int
     transaction_id: UUID
     created_at: datetime
 
 
-async def hold_payout(db: Database, hold: Hold) -> Held | None:
+async def create_payout(db: Database, hold: Hold) -> Held | None:
     """The PENDING row, its settlement job, the hold and the limit check: the
-    `hold_payout()` function, run by `hold_payouts()` in a transaction it may share.
+    `payout_create()` function, run by `payouts_create()` in a transaction it may share.
 
     Holds of one account that arrive while its row is busy go in one statement
     (`core.db.batches`), each rolled back alone if refused. `hold.terms` is the account row the fee
     and limits were computed from; if the locked row differs, the refusal's reason is
     "terms". Raises PayoutRefused; None: the externalId was already used (nothing written).
     """
-    return await db.batcher(HOLD_PAYOUTS).submit(("account", hold.account_id), hold)
+    return await db.batcher(CREATE_PAYOUTS).submit(("account", hold.account_id), hold)
 
 
 async def _send_holds(conn: Connection, holds: Sequence[Hold]) -> list[Held | Exception | None]:
-    # one batch is one account's: hold_payout() submits under the key of hold.account_id
+    # one batch is one account's: payout_create() submits under the key of hold.account_id
     rows = await conn.fetch(
-        "SELECT * FROM hold_payouts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
+        "SELECT * FROM payouts_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
         " $14, $15, $16, $17, $18, $19, $20, $21) ORDER BY ord",
         holds[0].account_id,
         [h.kind for h in holds],
@@ -251,38 +259,59 @@ def _hold_outcome(row: asyncpg.Record) -> Held | Exception | None:
     return PayoutRefused(reason, int(detail) if detail else None)
 
 
-HOLD_PAYOUTS = Statement(_send_holds)
+CREATE_PAYOUTS = Statement(_send_holds)
 
 
-async def hold_and_queue(
-    conn: Connection,
-    account_id: int,
-    transaction_id: int,
-    *,
-    amount: int,
-    fee: int,
-    created_at: datetime,
-    day_start: datetime,
-    night_start: datetime | None,
-    run_at: datetime,
-    job: JobKind[SettlePayout],
-) -> bool:
-    """An accepted payout's hold, limit count and settlement job (`payout_hold()`): the
-    payouts whose row their service wrote itself (DICT transfers, split payouts). False,
-    and nothing written, when the account's available balance is short."""
-    held: bool = await conn.fetchval(
-        "SELECT payout_hold($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-        account_id,
-        transaction_id,
-        amount,
-        fee,
-        created_at,
-        day_start,
-        night_start,
-        job.name,
-        run_at,
-        job.max_attempts,
-    )
-    if held:
+@dataclass(frozen=True, slots=True)
+class Acceptance:
+    """A payout whose row its service wrote, to accept (`payout_accept()`): `mode` says how,
+    `job` is its settlement job (None when it settles at once, in the house), `limits` the
+    window a mode that checks the limits checks them against."""
+
+    mode: AcceptMode
+    account_id: int
+    transaction_id: int
+    amount: int
+    fee: int
+    created_at: datetime
+    day_start: datetime
+    night_start: datetime | None
+    job: JobKind[SettlePayout] | None
+    run_at: datetime | None
+    limits: Window | None
+
+
+async def accept(conn: Connection, acceptance: Acceptance) -> bool:
+    """The hold, the limits and the settlement job of a written payout, in the caller's
+    transaction. False, and nothing written, when a `COUNTED` payout's balance is short;
+    PayoutRefused for a refusal of the other modes (the caller's transaction then rolls back).
+    """
+    a, job, limits = acceptance, acceptance.job, acceptance.limits
+    try:
+        held: bool = await conn.fetchval(
+            "SELECT payout_accept($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, NULL,"
+            " $12, $13, $14)",
+            a.mode,
+            a.account_id,
+            a.transaction_id,
+            a.amount,
+            a.fee,
+            a.created_at,
+            a.day_start,
+            a.night_start,
+            job.name if job else None,
+            a.run_at,
+            job.max_attempts if job else None,
+            limits.per_transaction if limits else None,
+            limits.daily if limits else None,
+            limits.nightly if limits else None,
+        )
+    except asyncpg.PostgresError as exc:
+        reason = REFUSALS.get(exc.sqlstate or "")
+        if reason is None:
+            raise
+        detail = getattr(exc, "detail", None)
+        raise PayoutRefused(reason, int(detail) if detail else None) from None
+    if held and job is not None:
         wake_workers(conn)
     return held

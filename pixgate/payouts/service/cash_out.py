@@ -1,6 +1,6 @@
 """POST /api/pix/cash-out: a PIX sent to a key, settled later by the settling bank.
 
-The order is checked here; `payouts.service.outgoing.hold_pending` then writes the PENDING row,
+The order is checked here; `payouts.service.outgoing.create_pending` then writes the PENDING row,
 holds amount + fee, checks the limits and queues the settlement, in one statement.
 """
 
@@ -71,4 +71,4 @@ async def create(
             "checkPixKeyWithDocument": order.check_document,
         },
     )
-    return await outgoing.hold_pending(rt, account_id, payout, instructions=instructions)
+    return await outgoing.create_pending(rt, account_id, payout, instructions=instructions)

@@ -7,8 +7,9 @@ has one. Then one of two paths, each one transaction:
   `{public_url}/loc/{token}`): settled internally and atomically. Both accounts are locked
   (by id), the charge is paid through `charges.pay` (receiver credited amount minus its
   cash-in fee, `cash_in` event), and the payer's WITHDRAW is written CONFIRMED with the
-  same end-to-end id, its amount + fee held and posted to the settlement book at once
-  (`cash_out` event). The payer's money goes to settlement and comes back out to the
+  same end-to-end id and accepted in the house (`outgoing.accept`, `IN_HOUSE`: the limits
+  checked, its amount + fee held and posted to the settlement book at once; `cash_out`
+  event). The payer's money goes to settlement and comes back out to the
   receiver, so the books balance. Paying one's own charge is refused. The receiver's
   refunds of such a payment are returned in the house too, crediting the payer
   (`refunds.settle_in_house`).
@@ -43,10 +44,10 @@ from pixgate.core.errors import (
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import TransactionKind, TransactionStatus
 from pixgate.core.pix_keys import detect_key_type, normalize_key
-from pixgate.ledger.public import journal
-from pixgate.payouts.service import external_ids, limits
+from pixgate.payouts.rules import AcceptMode
+from pixgate.payouts.service import external_ids, outgoing
 from pixgate.payouts.service.cash_out import amount_of
-from pixgate.payouts.service.outgoing import FEE_KEY, CashOut, PendingPayout, hold_pending
+from pixgate.payouts.service.outgoing import FEE_KEY, CashOut, PendingPayout, create_pending
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions
 from pixgate.runtime import Runtime
 from pixgate.webhooks.public import EventType
@@ -127,7 +128,6 @@ async def _pay_our_charge(
         locked = await charge_rows.lock_accounts(conn, [account_id, charge.account_id])
         payer, receiver = locked[account_id], locked[charge.account_id]
         await external_ids.refuse_duplicate(conn, account_id, order.external_id, ExternalIdConflict)
-        await limits.check(conn, rt.settings, payer, amount, now)
         fee = fees.of(rt.settings, payer.fees, FEE_KEY, amount)
         end_to_end_id = new_end_to_end_id(rt.settings.ispb, now)
         try:
@@ -161,8 +161,17 @@ async def _pay_our_charge(
             raise await external_ids.duplicate(
                 conn, account_id, order.external_id, ExternalIdConflict
             )
-        await journal.hold(conn, account_id, amount + fee, transaction_id=row.id)
-        await journal.post_hold(conn, account_id, amount, fee, transaction_id=row.id)
+        await outgoing.accept(
+            conn,
+            rt.settings,
+            AcceptMode.IN_HOUSE,
+            account_id,
+            row.id,
+            amount=amount,
+            fee=fee,
+            now=now,
+            terms=payer,
+        )
         await events.record(
             conn, account_id=account_id, type=EventType.CASH_OUT, transaction_id=row.id
         )
@@ -199,6 +208,6 @@ async def _pay_out(
         description=order.description,
         details=details,
     )
-    return await hold_pending(
+    return await create_pending(
         rt, account_id, payout, instructions=instructions, duplicate=ExternalIdConflict
     )

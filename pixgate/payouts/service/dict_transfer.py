@@ -37,6 +37,7 @@ from pixgate.core.labels import TransactionKind, TransactionStatus
 from pixgate.core.pix_keys import dict_key_type, normalize_key
 from pixgate.ledger.public import Transaction
 from pixgate.payouts.queries import dict_transfers as rows
+from pixgate.payouts.rules import AcceptMode
 from pixgate.payouts.service import outgoing
 from pixgate.provider import instructions as provider_instructions
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions, PaymentOrder
@@ -149,8 +150,15 @@ async def create(
         else:
             await provider_instructions.keep(conn, row.id, instructions.value)
             # amount + fee leave `available` now; the settlement job is the queue
-            held = await outgoing.hold_and_queue(
-                conn, rt.settings, account_id, row.id, amount=row.amount, fee=row.fee, now=now
+            held = await outgoing.accept(
+                conn,
+                rt.settings,
+                AcceptMode.COUNTED,
+                account_id,
+                row.id,
+                amount=row.amount,
+                fee=row.fee,
+                now=now,
             )
             if not held:
                 raise DictTransferInsufficientBalance("available balance is less than amount + fee")

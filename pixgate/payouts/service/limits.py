@@ -12,12 +12,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from pixgate.accounts.public import Account, Terms
-from pixgate.core.db.pool import Connection
 from pixgate.core.errors import DailyLimitExceeded, NightLimitExceeded, TransactionLimitExceeded
 from pixgate.core.money import format_amount, to_cents
 from pixgate.core.settings import Settings
 from pixgate.payouts import rules as limits
-from pixgate.payouts.queries import limit_usage
 
 
 def window(settings: Settings, account: Terms | Account, now: datetime) -> limits.Window:
@@ -53,21 +51,10 @@ def _night_exceeded(window: limits.Window, tonight: int, amount: int) -> NightLi
     )
 
 
-async def check(
-    conn: Connection, settings: Settings, account: Account, amount: int, now: datetime
-) -> None:
-    """Count `amount` as sent now, or raise the first limit it exceeds."""
-    limit = window(settings, account, now)
-    try:
-        await limit_usage.check(conn, account.id, now, amount, limit)
-    except limit_usage.LimitRefused as refused:
-        raise refusal(limit, refused.reason, refused.used, amount) from refused
-
-
 def refusal(
     limit: limits.Window, reason: str, used: int | None, amount: int
 ) -> TransactionLimitExceeded | DailyLimitExceeded | NightLimitExceeded:
-    """The error of a limit refusal (`reason`: per `limit_usage.REFUSALS`)."""
+    """The error of a limit refusal (`reason`: per `payments.REFUSALS`)."""
     if reason == "transaction":
         return _transaction_exceeded(limit, amount)
     assert used is not None, "daily and nightly refusals carry the window's total"

@@ -1,11 +1,12 @@
 """The core every outgoing payment shares: the PENDING payout, its hold, its limits, its job.
 
-A cash-out and a QR cash-out to another bank go through `hold_pending`: one statement
-(`hold_payout()`) writes the row, holds the funds (amount + fee), checks the limits and
-queues the settlement, or refuses and writes nothing. A DICT transfer and a charge's split
-payout write their own PENDING row (each has its own idempotency rule), then hand it to
-`hold_and_queue`: the same hold, count and job, in the caller's transaction, by the same
-database function (`payout_hold()`). Settlement is `payouts.service.settlement` for all of them.
+Every payout is accepted by one database function, `payout_accept()`, whose mode says what
+differs (`AcceptMode`). A cash-out and a QR cash-out to another bank go through
+`create_pending`: one statement (`payout_create()`) writes the row and accepts it, or
+refuses and writes nothing. A DICT transfer and a charge's split payout write their own
+PENDING row (each has its own idempotency rule) and a QR cash-out paying one of our charges
+its settled one; each then calls `accept`, in its own transaction. Settlement is
+`payouts.service.settlement` for all of them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from pixgate.accounts.public import fees
+from pixgate.accounts.public import Account, Terms, fees
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import (
     DuplicateExternalId,
@@ -27,9 +28,9 @@ from pixgate.core.errors import (
 from pixgate.core.labels import TransactionStatus
 from pixgate.core.settings import Settings
 from pixgate.jobs.public import queue as jobs
-from pixgate.payouts import rules as limits
+from pixgate.payouts import rules
 from pixgate.payouts.queries import payments
-from pixgate.payouts.rules import Window
+from pixgate.payouts.rules import AcceptMode, Window
 from pixgate.payouts.service import external_ids
 from pixgate.payouts.service import limits as limit_rules
 from pixgate.provider.base import Instructions
@@ -51,29 +52,49 @@ class CashOut:
     created_at: datetime
 
 
-async def hold_and_queue(
+async def accept(
     conn: Connection,
     settings: Settings,
+    mode: AcceptMode,
     account_id: int,
     transaction_id: int,
     *,
     amount: int,
     fee: int,
     now: datetime,
+    terms: Terms | Account | None = None,
 ) -> bool:
-    """False, and nothing written, when the account's available balance is short."""
-    return await payments.hold_and_queue(
-        conn,
-        account_id,
-        transaction_id,
-        amount=amount,
-        fee=fee,
-        created_at=now,
-        day_start=limits.day_start(now, settings.timezone),
-        night_start=limits.night_start(now, settings.timezone),
-        run_at=now + timedelta(milliseconds=settings.settlement_delay_ms),
-        job=jobs.SETTLE_PAYOUT,
-    )
+    """Accept a payout whose row the caller wrote, in the caller's transaction: False, and
+    nothing written, when a `COUNTED` payout's balance is short; the domain error of a
+    refusal otherwise. An `IN_HOUSE` payout is settled at once and its limits checked
+    against `terms` (the locked account's); the others get their settlement job."""
+    window = limit_rules.window(settings, terms, now) if terms is not None else None
+    if mode is AcceptMode.IN_HOUSE and window is None:
+        raise ValueError("an in-house payout's limits are checked: pass the account's terms")
+    settles_later = mode is not AcceptMode.IN_HOUSE
+    try:
+        return await payments.accept(
+            conn,
+            payments.Acceptance(
+                mode=mode,
+                account_id=account_id,
+                transaction_id=transaction_id,
+                amount=amount,
+                fee=fee,
+                created_at=now,
+                day_start=rules.day_start(now, settings.timezone),
+                night_start=rules.night_start(now, settings.timezone),
+                job=jobs.SETTLE_PAYOUT if settles_later else None,
+                run_at=now + timedelta(milliseconds=settings.settlement_delay_ms)
+                if settles_later
+                else None,
+                limits=window,
+            ),
+        )
+    except payments.PayoutRefused as refused:
+        if window is None:
+            raise
+        raise _refusal(refused, window, amount) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +110,7 @@ class PendingPayout:
     details: dict[str, Any]
 
 
-async def hold_pending(
+async def create_pending(
     rt: Runtime,
     account_id: int,
     payout: PendingPayout,
@@ -99,7 +120,7 @@ async def hold_pending(
 ) -> CashOut:
     """The PENDING row, its settlement job, the hold and the limit count, in one statement.
 
-    `payments.hold_payout` is one round trip and its own transaction (it was seven round
+    `payments.create_payout` is one round trip and its own transaction (it was seven round
     trips, the largest single share of the API's CPU per cash-out), shared with the other
     cash-outs of the account that wait for its row meanwhile (`core.db.batches`). The fee and
     limits are priced from this process's copy of the account's terms, which the statement
@@ -115,7 +136,7 @@ async def hold_pending(
         fee = fees.of(rt.settings, terms.fees, FEE_KEY, payout.amount)
         window = limit_rules.window(rt.settings, terms, now)
         try:
-            held = await payments.hold_payout(
+            held = await payments.create_payout(
                 rt.db,
                 payments.Hold(
                     account_id=account_id,

@@ -10,31 +10,72 @@
 -- PXB01 available balance below amount + fee;
 -- PXL00 / PXL01 / PXL02 the per-transaction / daily / nightly limit (020_limits.sql).
 
-DROP FUNCTION IF EXISTS payout_hold, hold_payout, hold_payouts, settle_payout, settle_payouts;
+DROP FUNCTION IF EXISTS payout_accept, payout_create, payouts_create, settle_payout, settle_payouts;
 
--- An accepted payout's funds (amount + fee) held, its amount counted in the limits' volume
--- and its settlement job queued. False, and nothing written, when available is short.
-CREATE FUNCTION payout_hold(
-    p_account bigint, p_transaction bigint, p_amount bigint, p_fee bigint,
+-- Accepting a payout whose row is written: the one place where its hold, its limits and its
+-- settlement job are put together. p_mode says what differs:
+--   'cash_out'  priced by the caller from its copy of the account's terms (a cash-out, a QR
+--               cash-out to another bank): the locked row's terms must still be p_fees and
+--               p_limits (PXT01), then the limits are checked and counted (PXL00-02), then
+--               the balance (PXB01);
+--   'counted'   its limits were decided before (a DICT transfer, a split payout): counted,
+--               never refused; false, and nothing written, when the balance is short;
+--   'refund'    a refund of a received PIX: no fee, no limits; PXB01 when the balance is short;
+--   'in_house'  a QR cash-out paying one of our charges, settled at once: the limits checked
+--               and counted, PXB01 when short, the hold posted to the settlement book; no job.
+CREATE FUNCTION payout_accept(
+    p_mode text, p_account bigint, p_transaction bigint, p_amount bigint, p_fee bigint,
     p_created_at timestamptz, p_day_start timestamptz, p_night_start timestamptz,
-    p_job_kind text, p_run_at timestamptz, p_max_attempts int
+    p_job_kind text, p_run_at timestamptz, p_max_attempts int,
+    p_fees jsonb DEFAULT NULL, p_limits bigint[] DEFAULT NULL,
+    p_transaction_limit bigint DEFAULT NULL, p_daily_limit bigint DEFAULT NULL,
+    p_night_limit bigint DEFAULT NULL
 ) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+    v_account accounts := ledger_hold(p_account, p_amount + p_fee, p_transaction);
+    v_held boolean := v_account.id IS NOT NULL;
 BEGIN
-    IF (ledger_hold(p_account, p_amount + p_fee, p_transaction)).id IS NULL THEN
-        RETURN false;
+    IF p_mode NOT IN ('cash_out', 'counted', 'refund', 'in_house') THEN
+        RAISE EXCEPTION 'unknown payout acceptance mode %', p_mode;
     END IF;
-    PERFORM limit_count(p_account, p_created_at, p_amount, p_day_start, p_night_start);
-    PERFORM job_enqueue(p_job_kind, jsonb_build_object('transaction_id', p_transaction),
-                        p_run_at, p_max_attempts);
+    IF p_mode = 'cash_out' THEN
+        IF NOT v_held THEN  -- the terms are then read without the row's lock
+            SELECT * INTO v_account FROM accounts a WHERE a.id = p_account;
+        END IF;
+        -- The row the hold locked: no change of terms can slip in after this check.
+        IF v_account.fees IS DISTINCT FROM p_fees
+           OR ARRAY[v_account.transaction_limit, v_account.daily_limit, v_account.night_limit]
+              IS DISTINCT FROM p_limits THEN
+            RAISE EXCEPTION 'account terms changed' USING ERRCODE = 'PXT01';
+        END IF;
+    END IF;
+    IF p_mode IN ('cash_out', 'in_house') THEN
+        PERFORM limit_check(p_account, p_created_at, p_amount, p_transaction_limit,
+                            p_daily_limit, p_night_limit, p_day_start, p_night_start);
+    ELSIF p_mode = 'counted' AND v_held THEN
+        PERFORM limit_count(p_account, p_created_at, p_amount, p_day_start, p_night_start);
+    END IF;
+    IF NOT v_held THEN
+        IF p_mode = 'counted' THEN
+            RETURN false;
+        END IF;
+        RAISE EXCEPTION 'available balance is less than amount + fee' USING ERRCODE = 'PXB01';
+    END IF;
+    IF p_mode = 'in_house' THEN
+        PERFORM ledger_post(p_account, p_amount, p_fee, p_transaction);
+    ELSE
+        PERFORM job_enqueue(p_job_kind, jsonb_build_object('transaction_id', p_transaction),
+                            p_run_at, p_max_attempts);
+    END IF;
     RETURN true;
 END
 $$;
 
--- A cash-out: its PENDING row, settlement job, hold and limit check, or a refusal that
--- writes nothing. A refused payout reports its limits before its balance. No row when the
--- externalId was already used (the caller explains). p_instructions, opaque here, is what
--- the request told the provider, kept for it until settlement (NULL: nothing).
-CREATE FUNCTION hold_payout(
+-- A cash-out: its PENDING row, accepted (payout_accept(), 'cash_out'), or a refusal that
+-- writes nothing. No row when the externalId was already used (the caller explains).
+-- p_instructions, opaque here, is what the request told the provider, kept for it until
+-- settlement (NULL: nothing).
+CREATE FUNCTION payout_create(
     p_account_id bigint, p_kind text, p_external_id text, p_amount bigint,
     p_fee bigint, p_pix_key text, p_pix_key_type text, p_description text,
     p_details jsonb, p_created_at timestamptz, p_job_kind text, p_run_at timestamptz,
@@ -48,8 +89,6 @@ DECLARE
     v_id bigint;
     v_transaction_id uuid;
     v_created_at timestamptz;
-    v_account accounts;
-    v_held boolean;
 BEGIN
     INSERT INTO transactions AS t (account_id, operation, kind, status, external_id,
                                    amount, fee, pix_key, pix_key_type, description,
@@ -65,26 +104,10 @@ BEGIN
     IF p_instructions IS NOT NULL THEN
         INSERT INTO provider_instructions (transaction_id, value) VALUES (v_id, p_instructions);
     END IF;
-
-    PERFORM job_enqueue(p_job_kind, jsonb_build_object('transaction_id', v_id), p_run_at,
-                        p_max_attempts);
-    v_account := ledger_hold(p_account_id, p_amount + p_fee, v_id);
-    v_held := v_account.id IS NOT NULL;
-    IF NOT v_held THEN  -- the terms are then read without the row's lock
-        SELECT * INTO v_account FROM accounts a WHERE a.id = p_account_id;
-    END IF;
-    -- The row the hold locked: no change of terms can slip in after this check.
-    IF v_account.fees IS DISTINCT FROM p_fees
-       OR ARRAY[v_account.transaction_limit, v_account.daily_limit, v_account.night_limit]
-          IS DISTINCT FROM p_limits THEN
-        RAISE EXCEPTION 'account terms changed' USING ERRCODE = 'PXT01';
-    END IF;
-    PERFORM limit_check(p_account_id, p_created_at, p_amount, p_transaction_limit,
-                        p_daily_limit, p_night_limit, p_day_start, p_night_start);
-    IF NOT v_held THEN
-        RAISE EXCEPTION 'available balance is less than amount + fee' USING ERRCODE = 'PXB01';
-    END IF;
-
+    PERFORM payout_accept('cash_out', p_account_id, v_id, p_amount, p_fee, p_created_at,
+                          p_day_start, p_night_start, p_job_kind, p_run_at, p_max_attempts,
+                          p_fees, p_limits, p_transaction_limit, p_daily_limit,
+                          p_night_limit);
     id := v_id;
     transaction_id := v_transaction_id;
     created_at := v_created_at;
@@ -143,9 +166,9 @@ BEGIN
 END
 $$;
 
--- hold_payout() for several payouts of one account, in order: a later one sees the
+-- payout_create() for several payouts of one account, in order: a later one sees the
 -- earlier ones' holds and limit usage, as if they had been sent one after the other.
-CREATE FUNCTION hold_payouts(
+CREATE FUNCTION payouts_create(
     p_account_id bigint, p_kind text[], p_external_id text[], p_amount bigint[],
     p_fee bigint[], p_pix_key text[], p_pix_key_type text[], p_description text[],
     p_details jsonb[], p_created_at timestamptz[], p_job_kind text[],
@@ -165,7 +188,7 @@ BEGIN
         BEGIN
             SELECT h.id, h.transaction_id, h.created_at
             INTO id, transaction_id, created_at
-            FROM hold_payout(
+            FROM payout_create(
                 p_account_id, p_kind[i], p_external_id[i], p_amount[i], p_fee[i],
                 p_pix_key[i], p_pix_key_type[i], p_description[i], p_details[i],
                 p_created_at[i], p_job_kind[i], p_run_at[i], p_max_attempts[i], p_fees[i],

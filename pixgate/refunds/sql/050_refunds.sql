@@ -21,7 +21,7 @@
 -- PXR02 the refund window has closed (DETAIL: the last day a refund was accepted);
 -- PXB01 available balance below the refund (as 040_payouts.sql).
 
-DROP FUNCTION IF EXISTS refund_original, refund_left, refund_fits, refund_hold, refund_credit, refund_twin, refund_settle_in_house;
+DROP FUNCTION IF EXISTS refund_original, refund_left, refund_fits, refund_create, refund_credit, refund_twin, refund_settle_in_house;
 
 -- The original of a refund, locked until the caller commits; PXR00 unless it is a
 -- CONFIRMED p_operation transaction of p_account. The conditions are in the WHERE clause,
@@ -108,12 +108,12 @@ BEGIN
 END
 $$;
 
--- A refund of a received PIX: its PENDING REFUND_IN row, its settlement job and the hold
--- of its amount (no fee; not counted by the outgoing limits), or a refusal that writes
--- nothing. No row when the externalId is already used in the account (the caller explains).
+-- A refund of a received PIX: its PENDING REFUND_IN row, accepted like any payout
+-- (payout_accept(), 'refund': its amount held, no fee, not counted by the outgoing limits,
+-- its settlement job queued), or a refusal that writes nothing. No row when the externalId is already used in the account (the caller explains).
 -- The window: a refund requested (p_created_at) more than p_window_days calendar days of
 -- p_timezone after the original was credited (its processed_at) is refused; NULL: no window.
-CREATE FUNCTION refund_hold(
+CREATE FUNCTION refund_create(
     p_account bigint, p_original bigint, p_kind text, p_external_id text, p_amount bigint,
     p_end_to_end_id text, p_description text, p_details jsonb, p_created_at timestamptz,
     p_window_days int, p_timezone text, p_job_kind text, p_run_at timestamptz,
@@ -149,11 +149,8 @@ BEGIN
             USING ERRCODE = 'PXR02', DETAIL = v_last_day::text;
     END IF;
     PERFORM refund_fits(p_original, p_amount);
-    PERFORM job_enqueue(p_job_kind, jsonb_build_object('transaction_id', v_id), p_run_at,
-                        p_max_attempts);
-    IF (ledger_hold(p_account, p_amount, v_id)).id IS NULL THEN
-        RAISE EXCEPTION 'available balance is less than the refund' USING ERRCODE = 'PXB01';
-    END IF;
+    PERFORM payout_accept('refund', p_account, v_id, p_amount, 0, p_created_at, NULL, NULL,
+                          p_job_kind, p_run_at, p_max_attempts);
 
     id := v_id;
     transaction_id := v_transaction_id;
