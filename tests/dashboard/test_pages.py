@@ -1,25 +1,37 @@
-"""The dashboard over HTTP (ASGI): sign-in, session cookie, CSRF, rate limit, HTML errors,
-the webhook rules explained inline, the signing secret, charges. The browser journey is in
-tests/browser/."""
+"""The dashboard over HTTP (ASGI): sign-in, session cookie and its life on the runtime's
+clock, CSRF (and the guard that every form route takes its dependency), rate limit, HTML
+errors, the webhook rules explained inline, the signing secret, charges. The browser journey
+is in tests/browser/."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import io
-import time
+import re
 import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 import zxingcpp
 from fastapi import FastAPI
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import iter_route_contexts
 from PIL import Image
 
 from pixgate.accounts.service import accounts
+from pixgate.dashboard import routes as dashboard_routes
 from pixgate.dashboard.views import session as sessions
+from pixgate.dashboard.views.forms import sign_in_form, signed_in_form
+from pixgate.dashboard.views.render import DashboardRoute
 from pixgate.runtime import Runtime
 from tests.dashboard.conftest import Browser, Opener, csrf_of
 from tests.helpers import make_account
+from tests.support import FixedClock
 from tests.webhooks import refused_config as refused
 
 PAGES = (
@@ -106,25 +118,141 @@ class TestSignIn:
         assert (await browser.get("/dashboard")).status_code == 303
 
     def test_a_cookie_that_was_changed_or_expired_is_no_session(self) -> None:
-        key, now = b"k" * 32, time.time()
+        key, now = b"k" * 32, datetime.now(UTC)
         cookie, session = sessions.issue(key, "client", now=now, ttl=60)
         assert sessions.read(key, cookie, now=now) == session
-        assert sessions.read(key, cookie, now=now + 61) is None
+        assert sessions.read(key, cookie, now=now + timedelta(seconds=61)) is None
         assert sessions.read(b"x" * 32, cookie, now=now) is None
         client, sid, expires, mac = cookie.split(".")
         assert sessions.read(key, f"{client}.{sid}.{int(expires) + 999}.{mac}", now=now) is None
         assert sessions.read(key, f"other.{sid}.{expires}.{mac}", now=now) is None
 
 
+class TestSessionLife:
+    """A session's life is counted on the runtime's clock, at sign-in and on every page:
+    the clock is set far from the wall clock, so a session judged on either end by
+    `time.time()` would outlive the move or be over at once."""
+
+    SIGNED_AT = datetime(2024, 1, 10, 12, 0, tzinfo=UTC)
+
+    async def _signed_in(self, rt: Runtime, browser: Browser) -> FixedClock:
+        clock = FixedClock(self.SIGNED_AT)
+        rt.clock = clock
+        response = await browser.sign_in(await make_account(rt))
+        assert response.status_code == 303 and response.headers["location"] == "/dashboard"
+        return clock
+
+    async def test_a_second_before_its_end_the_session_still_works(
+        self, rt: Runtime, browser: Browser
+    ) -> None:
+        clock = await self._signed_in(rt, browser)
+        clock.advance(seconds=rt.settings.dashboard_session_ttl_s - 1)
+        assert (await browser.get("/dashboard")).status_code == 200
+        shown = await browser.post("/dashboard/webhooks/secret")
+        assert shown.status_code == 200 and "whsec_" in shown.text
+
+    async def test_past_its_end_every_page_leads_to_the_sign_in_form(
+        self, rt: Runtime, browser: Browser
+    ) -> None:
+        clock = await self._signed_in(rt, browser)
+        clock.advance(seconds=rt.settings.dashboard_session_ttl_s + 1)
+        posted = await browser.post("/dashboard/webhooks/secret")  # its token is not judged
+        page = await browser.get("/dashboard")
+        for response in (posted, page):
+            assert response.status_code == 303
+            assert response.headers["location"] == "/dashboard/login"
+            assert 'pixgate_session=""' in response.headers["set-cookie"]
+
+
+FORBIDDEN_IN_ROUTES = frozenset(
+    {"check_csrf", "csrf_token", "login_csrf_token", "same", "read_form"}
+)
+"""What a route would need to read a form or check its token by hand: the form reaches a
+route only through `SignedInForm` or `SignInForm` (`pixgate/dashboard/views/forms.py`)."""
+FORGED_TITLE = "This form has expired or did not come from this dashboard. Reload the page."
+
+
+def _dashboard_posts(app: FastAPI) -> list[DashboardRoute]:
+    routes = [context.original_route for context in iter_route_contexts(app.routes)]
+    found = [
+        route
+        for route in routes
+        if isinstance(route, DashboardRoute) and "POST" in (route.methods or ())
+    ]
+    assert len(found) >= 8, [route.path for route in found]  # the guard looks at something
+    return found
+
+
+def _calls(dependant: Dependant) -> Iterator[Callable[..., Any] | None]:
+    for sub in dependant.dependencies:
+        yield sub.call
+        yield from _calls(sub)
+
+
+def _hand_checks(source: str) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and node.id in FORBIDDEN_IN_ROUTES:
+            found.append(node.id)
+        elif isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_IN_ROUTES:
+            found.append(node.attr)
+        elif isinstance(node, ast.alias) and node.name in FORBIDDEN_IN_ROUTES:
+            found.append(f"import {node.name}")
+        elif isinstance(node, ast.Constant) and node.value == "csrf":
+            found.append('"csrf"')
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "form"
+        ):
+            found.append(".form()")
+    return found
+
+
 class TestCsrf:
-    async def test_a_form_without_the_token_is_refused(self, rt: Runtime, browser: Browser) -> None:
-        account = await make_account(rt)
-        await browser.sign_in(account)
-        for path in ("/dashboard/webhooks/secret/rotate", "/dashboard/logout"):
-            response = await browser.http.post(path, data={"csrf": "forged"})
-            assert response.status_code == 403, path
-            assert response.headers["content-type"].startswith("text/html")
+    def test_no_route_reads_a_form_or_checks_a_token_by_hand(self) -> None:
+        folder = Path(dashboard_routes.__file__).parent
+        modules = sorted(folder.glob("*.py"))
+        assert len(modules) >= 3
+        found = {
+            str(path.relative_to(folder)): checks
+            for path in modules
+            if (checks := _hand_checks(path.read_text()))
+        }
+        assert found == {}
+
+    def test_the_guard_sees_a_hand_written_check(self) -> None:
+        written = 'given = form.get("csrf")\ncheck_csrf(await read_form(request), signed)'
+        assert _hand_checks(written) == ['"csrf"', "check_csrf", "read_form"]
+        assert _hand_checks("form = await request.form()") == [".form()"]
+
+    def test_every_post_route_takes_the_form_dependency(self, app: FastAPI) -> None:
+        missing = []
+        for route in _dashboard_posts(app):
+            wanted = sign_in_form if route.path == "/dashboard/login" else signed_in_form
+            if wanted not in _calls(route.dependant):
+                missing.append(f"{route.path} lacks {wanted.__name__}")
+        assert missing == []
+
+    @pytest.mark.parametrize("token", [{"csrf": "forged"}, {"csrf": ""}, {}])
+    async def test_every_signed_in_form_refuses_a_forged_or_missing_token(
+        self, rt: Runtime, app: FastAPI, browser: Browser, token: dict[str, str]
+    ) -> None:
+        await browser.sign_in(await make_account(rt))
+        for route in _dashboard_posts(app):
+            if route.path == "/dashboard/login":
+                continue
+            path = re.sub(r"\{[^}]+\}", "1", route.path)
+            response = await browser.http.post(path, data=token)
+            assert response.status_code == 403, (path, response.text)
+            assert response.headers["content-type"].startswith("text/html"), path
+            assert "default-src 'none'" in response.headers["content-security-policy"], path
+            assert response.headers["cache-control"] == "no-store", path
+            assert FORGED_TITLE in response.text, path
+            assert "set-cookie" not in response.headers, path
         assert (await browser.get("/dashboard")).status_code == 200  # still signed in
+        shown = await browser.post("/dashboard/webhooks/secret")  # neither shown nor rotated
+        assert shown.status_code == 200 and "whsec_" in shown.text
 
     async def test_the_sign_in_form_needs_its_own_token(
         self, rt: Runtime, browser: Browser
@@ -136,6 +264,20 @@ class TestCsrf:
         )
         assert response.status_code == 403
         assert "pixgate_session=" not in response.headers.get("set-cookie", "")
+        # the form again, the clientId kept, with a fresh nonce cookie and its token
+        assert "The sign-in form expired. Please sign in again." in response.text
+        assert f'value="{account.client_id}"' in response.text
+        assert "pixgate_login=" in response.headers["set-cookie"]
+        assert "default-src 'none'" in response.headers["content-security-policy"]
+        again = await browser.http.post(
+            "/dashboard/login",
+            data={
+                "clientId": account.client_id,
+                "clientSecret": account.client_secret,
+                "csrf": csrf_of(response),
+            },
+        )
+        assert again.status_code == 303 and again.headers["location"] == "/dashboard"
 
 
 class TestPages:

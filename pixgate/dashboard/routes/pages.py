@@ -6,9 +6,7 @@ Webhooks and the delivery log are in `dashboard_webhooks`.
 
 from __future__ import annotations
 
-import time
 import uuid
-from typing import Any
 from uuid import UUID
 
 import structlog
@@ -32,14 +30,14 @@ from pixgate.core.http import rate_limit
 from pixgate.core.http.allow import declared_methods
 from pixgate.dashboard.views import messages
 from pixgate.dashboard.views import session as sessions
+from pixgate.dashboard.views.forms import SignedInForm, SignInForm, field
 from pixgate.dashboard.views.render import (
     DashboardRoute,
+    Signed,
     SignedIn,
-    check_csrf,
     clear_cookie,
-    field,
+    login_page,
     page,
-    read_form,
     set_cookie,
 )
 from pixgate.ledger.public import TransactionPage, transactions
@@ -59,49 +57,17 @@ MAX_PAGE = 2_147_483_647
 # --- sign-in and sign-out -------------------------------------------------------------------
 
 
-def _login_page(
-    request: Request, rt: Runtime, *, status: int = 200, error: str | None = None, **extra: Any
-) -> HTMLResponse:
-    """The sign-in form, with a fresh nonce cookie and the CSRF token bound to it."""
-    nonce = sessions.new_login_nonce()
-    response = page(
-        request,
-        rt,
-        "login.html",
-        {
-            "csrf": sessions.login_csrf_token(rt.dashboard_key, nonce),
-            "error": error,
-            "client_id": extra.pop("client_id", ""),
-        },
-        status=status,
-        headers=extra.pop("headers", None),
-    )
-    set_cookie(request, response, sessions.LOGIN_COOKIE, nonce, sessions.LOGIN_NONCE_TTL_S)
-    return response
-
-
 @router.get("/dashboard/login")
 async def login_form(request: Request, rt: RuntimeDep) -> Response:
-    return _login_page(request, rt)
+    return login_page(request, rt)
 
 
 @router.post("/dashboard/login")
-async def login(request: Request, rt: RuntimeDep) -> Response:
+async def login(request: Request, rt: RuntimeDep, posted: SignInForm) -> Response:
     """The token endpoint's credential checks, minus the certificate; failures are limited
-    per clientId and per client address, and both halves fail alike."""
-    form = await read_form(request)
-    client_id = field(form, "clientId")[:64]
-    nonce = request.cookies.get(sessions.LOGIN_COOKIE) or ""
-    given = form.get("csrf")
-    expected = sessions.login_csrf_token(rt.dashboard_key, nonce)
-    if not nonce or not sessions.same(expected, given if isinstance(given, str) else None):
-        return _login_page(
-            request,
-            rt,
-            status=403,
-            error="The sign-in form expired. Please sign in again.",
-            client_id=client_id,
-        )
+    per clientId and per client address, and both halves fail alike. The session's life is
+    counted on the runtime's clock, as every page reads it (`render.signed_in`)."""
+    client_id = posted.client_id
     limit = rate_limit.item(rt.settings.dashboard_login_rate_limit)
     keys = (
         ("dashboard-login-client", rate_limit.client_key(client_id)),
@@ -111,7 +77,7 @@ async def login(request: Request, rt: RuntimeDep) -> Response:
         for scope, key in keys:
             await rate_limit.refuse_if_spent(request, rt, limit, scope, key)
     except RateLimited as exc:
-        return _login_page(
+        return login_page(
             request,
             rt,
             status=429,
@@ -119,14 +85,13 @@ async def login(request: Request, rt: RuntimeDep) -> Response:
             client_id=client_id,
             headers=exc.headers(),
         )
-    secret = form.get("clientSecret")
     try:
-        principal = await auth.sign_in(rt, client_id, secret if isinstance(secret, str) else "")
+        principal = await auth.sign_in(rt, client_id, posted.secret)
     except InvalidCredentials:
         for scope, key in keys:
             await rate_limit.count(request, rt, limit, scope, key)
         log.info("dashboard.sign_in_failed")
-        return _login_page(
+        return login_page(
             request,
             rt,
             status=401,
@@ -136,7 +101,7 @@ async def login(request: Request, rt: RuntimeDep) -> Response:
     cookie, _ = sessions.issue(
         rt.dashboard_key,
         principal.client_id,
-        now=time.time(),
+        now=rt.clock.now(),
         ttl=rt.settings.dashboard_session_ttl_s,
     )
     log.info("dashboard.signed_in", account_id=principal.account_id)
@@ -149,8 +114,7 @@ async def login(request: Request, rt: RuntimeDep) -> Response:
 
 
 @router.post("/dashboard/logout")
-async def logout(request: Request, signed: SignedIn) -> Response:
-    check_csrf(await read_form(request), signed)
+async def logout(request: Request, _posted: SignedInForm) -> Response:
     response = RedirectResponse("/dashboard/login", status_code=303)
     clear_cookie(request, response, sessions.SESSION_COOKIE)
     return response
@@ -248,7 +212,7 @@ async def transaction_list(request: Request, rt: RuntimeDep, signed: SignedIn) -
 def _charge_form(
     request: Request,
     rt: Runtime,
-    signed: SignedIn,
+    signed: Signed,
     values: dict[str, str],
     problems: list[str],
     status: int = 200,
@@ -272,10 +236,9 @@ async def charge_form(request: Request, rt: RuntimeDep, signed: SignedIn) -> Res
 
 
 @router.post("/dashboard/charges")
-async def create_charge(request: Request, rt: RuntimeDep, signed: SignedIn) -> Response:
+async def create_charge(request: Request, rt: RuntimeDep, posted: SignedInForm) -> Response:
     """A cash-in charge, validated as POST /api/pix/cash-in validates it."""
-    form = await read_form(request)
-    check_csrf(form, signed)
+    signed, form = posted.signed, posted.form
     values = {name: field(form, name) for name in CHARGE_FIELDS}
     try:
         tx = CashInTransaction.model_validate(

@@ -21,15 +21,9 @@ from pixgate.core.errors import (
 )
 from pixgate.core.http import rate_limit
 from pixgate.core.masking import mask_header_values
-from pixgate.dashboard.views.render import (
-    DashboardRoute,
-    Signed,
-    SignedIn,
-    check_csrf,
-    page,
-    read_form,
-)
-from pixgate.dashboard.views.render import field as form_field
+from pixgate.dashboard.views.forms import SignedInForm
+from pixgate.dashboard.views.forms import field as form_field
+from pixgate.dashboard.views.render import DashboardRoute, Signed, SignedIn, page
 from pixgate.runtime import Runtime
 from pixgate.webhooks.public import DELIVERY_STATES, RESEND_RATE
 from pixgate.webhooks.public import service as webhooks
@@ -115,10 +109,9 @@ def _header_pairs(form: FormData) -> list[tuple[str, str]]:
 
 
 @router.post("/dashboard/webhooks")
-async def save_webhook(request: Request, rt: RuntimeDep, signed: SignedIn) -> Response:
+async def save_webhook(request: Request, rt: RuntimeDep, posted: SignedInForm) -> Response:
     """Add a URL, or update the headers and version of the same URL for the same event."""
-    form = await read_form(request)
-    check_csrf(form, signed)
+    signed, form = posted.signed, posted.form
     event_type, url = form_field(form, "eventType"), form_field(form, "url")
     version, headers = form_field(form, "version") or "v1", _header_pairs(form)
     # shown back on a refusal: valid names only, never a value (a pasted credential)
@@ -149,17 +142,16 @@ async def save_webhook(request: Request, rt: RuntimeDep, signed: SignedIn) -> Re
 
 @router.post("/dashboard/webhooks/{webhook_id}/deactivate")
 async def deactivate_webhook(
-    request: Request, rt: RuntimeDep, signed: SignedIn, webhook_id: BigintId
+    rt: RuntimeDep, posted: SignedInForm, webhook_id: BigintId
 ) -> Response:
-    check_csrf(await read_form(request), signed)
-    await webhooks.deactivate(rt, signed.account_id, webhook_id)
+    await webhooks.deactivate(rt, posted.signed.account_id, webhook_id)
     return RedirectResponse("/dashboard/webhooks?done=deactivated", status_code=303)
 
 
 @router.post("/dashboard/webhooks/secret")
-async def reveal_secret(request: Request, rt: RuntimeDep, signed: SignedIn) -> Response:
+async def reveal_secret(request: Request, rt: RuntimeDep, posted: SignedInForm) -> Response:
     """The signing secret, once; afterwards only a rotation shows one."""
-    check_csrf(await read_form(request), signed)
+    signed = posted.signed
     endpoints = await webhooks.list_endpoints(rt, signed.account_id)
     try:
         secret = await webhooks.reveal_secret(rt, signed.account_id)
@@ -176,9 +168,9 @@ async def reveal_secret(request: Request, rt: RuntimeDep, signed: SignedIn) -> R
 
 
 @router.post("/dashboard/webhooks/secret/rotate")
-async def rotate_secret(request: Request, rt: RuntimeDep, signed: SignedIn) -> Response:
+async def rotate_secret(request: Request, rt: RuntimeDep, posted: SignedInForm) -> Response:
     """A new secret, shown now; the old one keeps signing for the overlap window."""
-    check_csrf(await read_form(request), signed)
+    signed = posted.signed
     secret = await webhooks.rotate_secret(rt, signed.account_id)
     endpoints = await webhooks.list_endpoints(rt, signed.account_id)
     overlap_h = rt.settings.webhook_secret_overlap_s / 3600
@@ -261,10 +253,10 @@ async def delivery_log(request: Request, rt: RuntimeDep, signed: SignedIn) -> Re
 
 @router.post("/dashboard/deliveries/{event_id}/resend")
 async def resend(
-    request: Request, rt: RuntimeDep, signed: SignedIn, event_id: BigintId
+    request: Request, rt: RuntimeDep, posted: SignedInForm, event_id: BigintId
 ) -> Response:
     """POST /api/resend-webhook/evt_<n>'s service and rate limit (shared with the API)."""
-    check_csrf(await read_form(request), signed)
+    signed = posted.signed
     await rate_limit.enforce(request, rt, RESEND_RATE, "resend-webhook", signed.account_id)
     try:
         result = await webhooks.resend(rt, signed.account_id, f"evt_{event_id}", None)

@@ -4,13 +4,13 @@ who is signed in.
 Every dashboard route uses `DashboardRoute`: whatever a page raises (a PixgateError, a
 validation error, an HTTP error, anything unexpected) becomes an HTML page with the right
 status, never the API's JSON envelopes; a request without a live session is sent to the
-sign-in page. Each answer carries a strict Content-Security-Policy (every asset is the
-gateway's own, no inline script or style) and `Cache-Control: no-store`.
+sign-in page, and a sign-in form whose token no longer holds is shown again. Each answer
+carries a strict Content-Security-Policy (every asset is the gateway's own, no inline script
+or style) and `Cache-Control: no-store`.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,14 +23,12 @@ import structlog
 from fastapi import Depends, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse
-from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pixgate.accounts.public import RuntimeDep, auth
 from pixgate.core.db.pool import LOST_RACES, UNAVAILABLE
-from pixgate.core.errors import DatabaseUnavailable, PixgateError, TryAgain, ValidationFailed
+from pixgate.core.errors import DatabaseUnavailable, PixgateError, TryAgain
 from pixgate.core.http.errors import request_id
-from pixgate.core.http.json_body import NUL_REASON
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.dashboard.views import messages
 from pixgate.dashboard.views import session as sessions
@@ -77,6 +75,15 @@ class SignedOut(Exception):
     """No live session: the page answers a redirect to the sign-in page."""
 
 
+class SignInExpired(Exception):
+    """The sign-in form's token does not match its nonce cookie (the cookie expired, or the
+    form came from another site): the form is shown again, 403, with the clientId typed."""
+
+    def __init__(self, client_id: str) -> None:
+        super().__init__("the sign-in form expired")
+        self.client_id = client_id
+
+
 @dataclass(frozen=True, slots=True)
 class Signed:
     principal: auth.Principal
@@ -89,8 +96,10 @@ class Signed:
 
 
 async def signed_in(request: Request, rt: RuntimeDep) -> Signed:
+    """The session of the request's cookie, judged on the runtime's clock (as it was issued),
+    and its credential's account, re-read; else `SignedOut`."""
     found = sessions.read(
-        rt.dashboard_key, request.cookies.get(sessions.SESSION_COOKIE), now=time.time()
+        rt.dashboard_key, request.cookies.get(sessions.SESSION_COOKIE), now=rt.clock.now()
     )
     if found is None:
         raise SignedOut
@@ -153,27 +162,31 @@ def clear_cookie(request: Request, response: Response, name: str) -> None:
     )
 
 
-async def read_form(request: Request) -> FormData:
-    """The posted form; text no database can store (U+0000) is refused here, for every field."""
-    form = await request.form()
-    for name, value in form.multi_items():
-        if (isinstance(value, str) and "\x00" in value) or "\x00" in name:
-            raise ValidationFailed([f"{name.replace(chr(0), '')}: {NUL_REASON}"])
-    return form
-
-
-def field(form: FormData, name: str) -> str:
-    value = form.get(name)
-    return value.strip() if isinstance(value, str) else ""
-
-
-def check_csrf(form: FormData, signed: Signed) -> None:
-    """Every signed-in form carries the session's token: a forged cross-site post has none."""
-    given = form.get("csrf")
-    if not sessions.same(signed.csrf, given if isinstance(given, str) else None):
-        raise StarletteHTTPException(
-            403, "This form has expired or did not come from this dashboard. Reload the page."
-        )
+def login_page(
+    request: Request,
+    rt: Runtime,
+    *,
+    status: int = 200,
+    error: str | None = None,
+    client_id: str = "",
+    headers: Mapping[str, str] | None = None,
+) -> HTMLResponse:
+    """The sign-in form, with a fresh nonce cookie and the CSRF token bound to it."""
+    nonce = sessions.new_login_nonce()
+    response = page(
+        request,
+        rt,
+        "login.html",
+        {
+            "csrf": sessions.login_csrf_token(rt.dashboard_key, nonce),
+            "error": error,
+            "client_id": client_id,
+        },
+        status=status,
+        headers=headers,
+    )
+    set_cookie(request, response, sessions.LOGIN_COOKIE, nonce, sessions.LOGIN_NONCE_TTL_S)
+    return response
 
 
 def error_page(request: Request, exc: Exception) -> Response:
@@ -183,10 +196,19 @@ def error_page(request: Request, exc: Exception) -> Response:
     if isinstance(exc, LOST_RACES):  # rolled back whole: sending the form again goes through
         log.warning("dashboard.lost_race", error=repr(exc))
         exc = TryAgain("the request met a concurrent change; nothing was written")
+    rt: Runtime = request.app.state.runtime
     if isinstance(exc, SignedOut):
         response: Response = RedirectResponse(LOGIN_PATH, status_code=303)
         clear_cookie(request, response, sessions.SESSION_COOKIE)
         return response
+    if isinstance(exc, SignInExpired):
+        return login_page(
+            request,
+            rt,
+            status=403,
+            error="The sign-in form expired. Please sign in again.",
+            client_id=exc.client_id,
+        )
     headers: dict[str, str] = {}
     problems: list[str] = []
     if isinstance(exc, PixgateError):
@@ -205,7 +227,6 @@ def error_page(request: Request, exc: Exception) -> Response:
         status, title = 500, "Something went wrong. Please try again."
     if status >= 500 and isinstance(exc, PixgateError) and not isinstance(exc, DatabaseUnavailable):
         log.error("dashboard.failed", code=exc.code, message=exc.message)
-    rt: Runtime = request.app.state.runtime
     return page(
         request,
         rt,

@@ -4,7 +4,8 @@ A session is `clientId.sid.expires.mac`: the credential that signed in, a random
 the end of its life (Unix seconds), and an HMAC-SHA256 of the three under
 `Runtime.dashboard_key`. Nothing in it is secret, nothing in it can be changed, and the
 account is not in it: every request re-reads the credential's account (`auth.signed_in`),
-so a revoked credential's sessions end at once.
+so a revoked credential's sessions end at once. Its life is measured on the time its callers
+pass, the runtime's clock (`Runtime.clock`), so a test can move past the end of a session.
 
 CSRF tokens are HMACs too, so nothing is stored: a signed-in form's token is bound to the
 session id (a new sign-in makes new tokens), the sign-in form's to a random nonce kept in a
@@ -18,6 +19,7 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 
 SESSION_COOKIE = "pixgate_session"
 LOGIN_COOKIE = "pixgate_login"
@@ -37,14 +39,14 @@ def _mac(key: bytes, purpose: str, value: str) -> str:
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
-def issue(key: bytes, client_id: str, *, now: float, ttl: int) -> tuple[str, Session]:
+def issue(key: bytes, client_id: str, *, now: datetime, ttl: int) -> tuple[str, Session]:
     """A new session (a new sid on every sign-in: no fixation) and its cookie value."""
-    session = Session(client_id, secrets.token_urlsafe(16), int(now) + ttl)
+    session = Session(client_id, secrets.token_urlsafe(16), int(now.timestamp()) + ttl)
     payload = f"{session.client_id}.{session.sid}.{session.expires_at}"
     return f"{payload}.{_mac(key, 'session', payload)}", session
 
 
-def read(key: bytes, cookie: str | None, *, now: float) -> Session | None:
+def read(key: bytes, cookie: str | None, *, now: datetime) -> Session | None:
     """The session of a cookie whose MAC holds and whose life has not ended; else None."""
     if not cookie or len(cookie) > 256:
         return None
@@ -55,7 +57,7 @@ def read(key: bytes, cookie: str | None, *, now: float) -> Session | None:
     if not hmac.compare_digest(parts[3], _mac(key, "session", payload)):
         return None
     session = Session(parts[0], parts[1], int(parts[2]))
-    return session if session.expires_at > now else None
+    return session if session.expires_at > now.timestamp() else None
 
 
 def csrf_token(key: bytes, session: Session) -> str:
