@@ -7,12 +7,16 @@ Anything else vulture reports is dead: remove it rather than adding it here."""
 from pixgate.core.labels import SplitFrequency
 from pixgate.jobs.queue import JobStatus
 from pixgate.med.rules import MedCause
+from pixgate.payouts.rules import AcceptMode
 from pixgate.webhooks.service import transport
 
 # Enum members that the database stores and the code reads by value (`JobStatus(row[...])`,
 # a CHECK constraint, an HTTP field), never by name.
 _ = JobStatus.QUEUED, JobStatus.RUNNING
 _ = SplitFrequency.IMMEDIATE
+# A mode only the SQL functions pass to payout_accept() (refund_create()); the enum names
+# every mode the function takes, which a test compares with its CHECK.
+_ = AcceptMode.REFUND
 _ = (
     MedCause.UNAUTHORIZED_TRANSACTION,
     MedCause.SOCIAL_ENGINEERING,

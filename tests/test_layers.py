@@ -294,3 +294,41 @@ def test_the_sql_check_sees_a_query(tmp_path: Path) -> None:
         "        await other.execute('DELETE FROM jobs')\n"
     )
     assert _query_calls(module) == ["line 2: c.fetchval", "line 4: other.execute"]
+
+
+def _family_answers() -> set[str]:
+    from pixgate.core import errors
+
+    return {
+        name
+        for name, value in vars(errors).items()
+        if isinstance(value, type)
+        and issubclass(value, errors.FamilyAnswer)
+        and value is not errors.FamilyAnswer
+    }
+
+
+BELOW_ROUTES = [
+    p for p in FEATURE_MODULES if _layer(p) in {"rules", "queries", "service", "jobs", "schemas"}
+]
+
+
+@pytest.mark.parametrize("path", BELOW_ROUTES, ids=_rel)
+def test_the_route_family_picks_the_code_not_the_service(path: Path) -> None:
+    """A service raises the domain error (`InsufficientBalance`); a route whose family answers
+    it with a code of its own says so (`core.http.errors.answering`)."""
+    names = {
+        node.id if isinstance(node, ast.Name) else node.attr
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Name | ast.Attribute)
+    } | {
+        alias.name
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert names & _family_answers() == set()
+
+
+def test_the_family_answers_are_found() -> None:
+    assert {"DictTransferInsufficientBalance", "ExternalIdConflict"} <= _family_answers()

@@ -31,6 +31,11 @@ class PixgateError(Exception):
         return None
 
 
+class FamilyAnswer(PixgateError):
+    """A route family's own code for a domain error a service raises: the route answers it
+    (`core.http.errors.answering`), services never raise it."""
+
+
 # --- generic -----------------------------------------------------------------------------
 
 
@@ -284,7 +289,9 @@ class IspbDenied(PixgateError):
     business = False
 
 
-class DictTransferInsufficientBalance(PixgateError):
+class DictTransferInsufficientBalance(FamilyAnswer):
+    """The DICT transfer route's answer to InsufficientBalance."""
+
     code, status = "DICT_INSUFFICIENT_BALANCE", 422
     user_message = "Insufficient balance for this transfer."
     business = False
@@ -329,8 +336,8 @@ class OwnChargePayment(PixgateError):
     user_message = "An account cannot pay its own charge."
 
 
-class ExternalIdConflict(DuplicateExternalId):
-    """QR cash-out answers a reused externalId with 409, cash-out with 400."""
+class ExternalIdConflict(FamilyAnswer, DuplicateExternalId):
+    """The QR cash-out route's answer to DuplicateExternalId: 409 (cash-out answers 400)."""
 
     status = 409
 

@@ -15,9 +15,11 @@ endpoint (docs/errors.md has the table):
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
 from http import HTTPStatus
+from types import MappingProxyType
 from typing import Any
 
 import structlog
@@ -36,6 +38,7 @@ from pixgate.core.db.pool import (
 )
 from pixgate.core.errors import (
     DatabaseUnavailable,
+    FamilyAnswer,
     InvalidAmount,
     PixgateError,
     TotalOutOfRange,
@@ -88,6 +91,28 @@ class CentralBankRoute(PixgateRoute):
     """Marks a router of the Central-Bank-style family: the simple body, nothing more."""
 
     family = Family.CENTRAL_BANK
+
+
+def answering(
+    route_class: type[PixgateRoute], answers: Mapping[type[PixgateError], type[FamilyAnswer]]
+) -> type[PixgateRoute]:
+    """`route_class` whose routes answer the domain errors of `answers` with their family's
+    own code: the route picks the code a client sees, the service raises the domain error."""
+    return type(
+        f"{route_class.__name__}Answering",
+        (route_class,),
+        {"answers": MappingProxyType(dict(answers))},
+    )
+
+
+def _as_answered(request: Request, exc: PixgateError) -> PixgateError:
+    answers: Mapping[type[PixgateError], type[FamilyAnswer]] = getattr(
+        request.scope.get("route"), "answers", {}
+    )
+    for cls in type(exc).__mro__:
+        if cls in answers:
+            return answers[cls](exc.message, details=exc.details)
+    return exc
 
 
 def family_of(request: Request) -> Family:
@@ -165,7 +190,8 @@ async def on_pixgate_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 def answer(request: Request, exc: PixgateError) -> JSONResponse:
-    """`exc` in the route's error shape, with its headers."""
+    """`exc` in the route's error shape and code, with its headers."""
+    exc = _as_answered(request, exc)
     return render(
         request,
         exc.status,

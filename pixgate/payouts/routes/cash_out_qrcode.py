@@ -5,12 +5,17 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from pixgate.accounts.public import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.core.errors import DuplicateExternalId, ExternalIdConflict
 from pixgate.core.http.error_schemas import ApiError
+from pixgate.core.http.errors import answering
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.payouts.schemas.cash_out_qrcode import QrCashOutRequest, QrCashOutResponse
 from pixgate.payouts.service import cash_out_qrcode
 
-router = APIRouter(route_class=PixgateRoute, tags=["cash-out"])
+router = APIRouter(
+    route_class=answering(PixgateRoute, {DuplicateExternalId: ExternalIdConflict}),
+    tags=["cash-out"],
+)
 
 
 @router.post(

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Depends, Header
 from pixgate.accounts.public import CurrentAccount, ProviderInstructions, RuntimeDep
 from pixgate.core import errors
 from pixgate.core.http.error_schemas import SimpleError
-from pixgate.core.http.errors import CentralBankRoute, Family, openapi_responses
+from pixgate.core.http.errors import CentralBankRoute, Family, answering, openapi_responses
 from pixgate.core.http.responses import JSONResponse, exact
 from pixgate.core.money import to_cents
 from pixgate.payouts.schemas.dict_transfer import (
@@ -26,7 +26,11 @@ from pixgate.payouts.schemas.dict_transfer import (
 from pixgate.payouts.service import dict_transfer
 
 router = APIRouter(
-    route_class=CentralBankRoute, tags=["dict"], responses={401: {"model": SimpleError}}
+    route_class=answering(
+        CentralBankRoute, {errors.InsufficientBalance: errors.DictTransferInsufficientBalance}
+    ),
+    tags=["dict"],
+    responses={401: {"model": SimpleError}},
 )
 
 UUID_V4 = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"

@@ -35,7 +35,6 @@ from pixgate.core import brcode
 from pixgate.core.documents import document_kind, only_document_chars
 from pixgate.core.errors import (
     ChargeNotPayable,
-    ExternalIdConflict,
     InvalidQrCode,
     OwnChargePayment,
     QrCodeAmountMismatch,
@@ -127,7 +126,7 @@ async def _pay_our_charge(
             raise QrCodeAmountMismatch("value differs from the charge's amount")
         locked = await charge_rows.lock_accounts(conn, [account_id, charge.account_id])
         payer, receiver = locked[account_id], locked[charge.account_id]
-        await external_ids.refuse_duplicate(conn, account_id, order.external_id, ExternalIdConflict)
+        await external_ids.refuse_duplicate(conn, account_id, order.external_id)
         fee = fees.of(rt.settings, payer.fees, FEE_KEY, amount)
         end_to_end_id = new_end_to_end_id(rt.settings.ispb, now)
         try:
@@ -158,9 +157,7 @@ async def _pay_our_charge(
             at=now,
         )
         if row is None:
-            raise await external_ids.duplicate(
-                conn, account_id, order.external_id, ExternalIdConflict
-            )
+            raise await external_ids.duplicate(conn, account_id, order.external_id)
         await outgoing.accept(
             conn,
             rt.settings,
@@ -208,6 +205,4 @@ async def _pay_out(
         description=order.description,
         details=details,
     )
-    return await create_pending(
-        rt, account_id, payout, instructions=instructions, duplicate=ExternalIdConflict
-    )
+    return await create_pending(rt, account_id, payout, instructions=instructions)

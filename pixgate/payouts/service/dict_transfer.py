@@ -27,8 +27,8 @@ from pixgate.core.counterparts import Counterpart
 from pixgate.core.documents import only_document_chars
 from pixgate.core.errors import (
     DictKeyNotFound,
-    DictTransferInsufficientBalance,
     IdempotencyKeyReused,
+    InsufficientBalance,
     IspbDenied,
     ValidationFailed,
 )
@@ -161,7 +161,7 @@ async def create(
                 now=now,
             )
             if not held:
-                raise DictTransferInsufficientBalance("available balance is less than amount + fee")
+                raise InsufficientBalance("available balance is less than amount + fee")
     log.info("dict_transfer.created", transaction_id=row.id, status=row.status)
     return _transfer(row, replayed=False)
 

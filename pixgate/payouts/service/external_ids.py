@@ -9,34 +9,22 @@ from pixgate.core.errors import DuplicateExternalId
 from pixgate.payouts.queries import payments
 
 
-async def refuse_duplicate(
-    conn: Connection,
-    account_id: int,
-    external_id: str,
-    error: type[DuplicateExternalId] = DuplicateExternalId,
-) -> None:
+async def refuse_duplicate(conn: Connection, account_id: int, external_id: str) -> None:
     """Before an insert: refuse an externalId the account already used."""
     existing = await payments.by_external_id(conn, account_id, external_id)
     if existing is not None:
-        raise _duplicate(error, external_id, existing)
+        raise _duplicate(external_id, existing)
 
 
-async def duplicate(
-    conn: Connection,
-    account_id: int,
-    external_id: str,
-    error: type[DuplicateExternalId] = DuplicateExternalId,
-) -> DuplicateExternalId:
+async def duplicate(conn: Connection, account_id: int, external_id: str) -> DuplicateExternalId:
     """After an insert found the externalId taken (by a request that committed meanwhile):
     the error to answer, naming the transaction that has it."""
     existing = await payments.by_external_id(conn, account_id, external_id)
-    return _duplicate(error, external_id, existing)
+    return _duplicate(external_id, existing)
 
 
-def _duplicate(
-    error: type[DuplicateExternalId], external_id: str, existing: UUID | None
-) -> DuplicateExternalId:
+def _duplicate(external_id: str, existing: UUID | None) -> DuplicateExternalId:
     details = {"externalId": external_id}
     if existing is not None:
         details["existingTransactionId"] = str(existing)
-    return error(f"externalId {external_id} was already used", details=details)
+    return DuplicateExternalId(f"externalId {external_id} was already used", details=details)

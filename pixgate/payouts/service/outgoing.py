@@ -19,7 +19,6 @@ from uuid import UUID
 from pixgate.accounts.public import Account, Terms, fees
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import (
-    DuplicateExternalId,
     InsufficientBalance,
     NotFound,
     PixgateError,
@@ -116,7 +115,6 @@ async def create_pending(
     payout: PendingPayout,
     *,
     instructions: Instructions,
-    duplicate: type[DuplicateExternalId] = DuplicateExternalId,
 ) -> CashOut:
     """The PENDING row, its settlement job, the hold and the limit count, in one statement.
 
@@ -163,7 +161,7 @@ async def create_pending(
             raise _refusal(refused, window, payout.amount) from None
         if held is None:
             async with rt.db.connection() as conn:
-                raise await external_ids.duplicate(conn, account_id, payout.external_id, duplicate)
+                raise await external_ids.duplicate(conn, account_id, payout.external_id)
         return CashOut(
             transaction_id=held.transaction_id,
             external_id=payout.external_id,

@@ -20,9 +20,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    execute_script(
-        "DROP FUNCTION IF EXISTS payout_hold, hold_payout, hold_payouts, refund_hold;"
-    )
+    execute_script("DROP FUNCTION IF EXISTS payout_hold, hold_payout, hold_payouts, refund_hold;")
 
 
 def downgrade() -> None:
