@@ -53,8 +53,9 @@ async def readyz(rt: RuntimeDep) -> JSONResponse:
             async with rt.db.connection() as conn:
                 await conn.fetchval("SELECT 1")
     except Exception as exc:  # any failure to reach the database means not ready
+        cause = exc.__cause__ if isinstance(exc, DatabaseUnavailable) and exc.__cause__ else exc
         return JSONResponse(
-            {"status": "unavailable", "reason": type(exc).__name__},
+            {"status": "unavailable", "reason": type(cause).__name__},
             503,
             headers={"Retry-After": str(DatabaseUnavailable.retry_after)},
         )

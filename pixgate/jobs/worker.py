@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from pixgate.core.db.pool import UNAVAILABLE, lost
+from pixgate.core.db.pool import lost
+from pixgate.core.errors import DatabaseUnavailable
 from pixgate.jobs import queue as job_rows
 from pixgate.jobs.queue import DELIVER_WEBHOOK
 from pixgate.jobs.registry import HANDLERS
@@ -161,7 +162,7 @@ class Worker:
             while not self._stopping.is_set():
                 try:
                     await self._serve(inflight)
-                except UNAVAILABLE as exc:
+                except DatabaseUnavailable as exc:
                     log.warning("worker.database_unavailable", error=repr(exc))
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._stopping.wait(), IDLE_POLL_SECONDS)
@@ -173,9 +174,7 @@ class Worker:
     async def _serve(self, inflight: set[asyncio.Task[None]]) -> None:
         """The loop on one listening connection: until stopped, or until that connection is
         lost (the caller then takes another)."""
-        listener = await self.rt.db.pool.acquire()
-        try:
-            await listener.add_listener(job_rows.CHANNEL, self._on_notify)
+        async with self.rt.db.listening(job_rows.CHANNEL, self._on_notify) as listener:
             while not self._stopping.is_set() and not lost(listener):
                 self._wake.clear()
                 free = self.concurrency - len(inflight)
@@ -185,11 +184,6 @@ class Worker:
                     if filled:
                         continue  # there may be more due: claim again at once
                 await self._sleep_until(next_at)
-        finally:
-            with contextlib.suppress(Exception):
-                await listener.remove_listener(job_rows.CHANNEL, self._on_notify)
-            with contextlib.suppress(Exception):
-                await self.rt.db.pool.release(listener)
 
     async def _wind_down(self, inflight: set[asyncio.Task[None]]) -> None:
         """Let running jobs finish within the shutdown grace; the ones still running then are
@@ -210,7 +204,7 @@ class Worker:
                     await job_rows.finish(conn, self._finished, self.name)
                 if interrupted:
                     await job_rows.release(conn, interrupted, self.name)
-        except UNAVAILABLE as exc:
+        except DatabaseUnavailable as exc:
             log.warning("worker.stop_unrecorded", error=repr(exc), interrupted=interrupted)
         if interrupted:
             log.warning("worker.jobs_interrupted", job_ids=interrupted)
@@ -289,7 +283,7 @@ class Worker:
     async def _run(self, row: job_rows.Job) -> None:
         try:
             completed = await _run_one(self.rt, self.name, row)
-        except UNAVAILABLE as exc:
+        except DatabaseUnavailable as exc:
             # Not even its failure could be recorded: the lease gives the job back.
             log.warning("job.database_unavailable", job_id=row.id, error=repr(exc))
             return

@@ -11,6 +11,7 @@ savepoint).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,6 +19,7 @@ from uuid import UUID
 
 import asyncpg
 
+from pixgate.core.db.faults import Refused
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import (
     InsufficientBalance,
@@ -110,42 +112,45 @@ def _refund(row: asyncpg.Record) -> Refund:
     )
 
 
-def _refusal(exc: asyncpg.PostgresError) -> PixgateError | None:
-    """The domain error of a refusal of 050_refunds.sql; None for any other failure."""
-    detail: str = getattr(exc, "detail", None) or ""
-    match exc.sqlstate:
-        case "PXR00" if detail == "in_house":
-            return NotFound(
-                "the cash-out was paid to an account of this gateway: its receiver returns it "
-                "with a refund"
-            )
-        case "PXR00":
-            return NotFound("the transaction does not exist or is not a refundable transaction")
-        case "PXR01":
-            left = int(detail)
-            return RefundAmountExceeded(
-                f"the refunds would exceed the original amount: {format_amount(left)} is left "
-                "to refund",
-                details={"refundable": to_decimal(left)},
-            )
-        case "PXR02":
-            return RefundDeadlineExceeded(
-                f"the refund window closed at the end of {detail}", details={"lastDay": detail}
-            )
-        case "PXB01":
-            return InsufficientBalance("available balance is less than the refund")
-    return None
+def _not_refundable(refusal: Refused) -> PixgateError:
+    if refusal.detail == "in_house":
+        return NotFound(
+            "the cash-out was paid to an account of this gateway: its receiver returns it "
+            "with a refund"
+        )
+    return NotFound("the transaction does not exist or is not a refundable transaction")
+
+
+def _exceeded(refusal: Refused) -> PixgateError:
+    left = int(refusal.detail or 0)
+    return RefundAmountExceeded(
+        f"the refunds would exceed the original amount: {format_amount(left)} is left to refund",
+        details={"refundable": to_decimal(left)},
+    )
+
+
+def _closed(refusal: Refused) -> PixgateError:
+    return RefundDeadlineExceeded(
+        f"the refund window closed at the end of {refusal.detail}",
+        details={"lastDay": refusal.detail},
+    )
+
+
+ERRORS: dict[str, Callable[[Refused], PixgateError]] = {
+    "PXR00": _not_refundable,
+    "PXR01": _exceeded,
+    "PXR02": _closed,
+    "PXB01": lambda _: InsufficientBalance("available balance is less than the refund"),
+}
+"""The domain error of each refusal of 050_refunds.sql (`Refused.as_error`)."""
 
 
 async def _run(conn: Connection, query: str, *args: Any) -> asyncpg.Record | None:
     """One call of a refund function; its refusal raised as its domain error."""
     try:
         return await conn.fetchrow(query, *args)
-    except asyncpg.PostgresError as exc:
-        refusal = _refusal(exc)
-        if refusal is None:
-            raise
-        raise refusal from None
+    except Refused as refusal:
+        raise refusal.as_error(ERRORS) from None
 
 
 async def refundable(conn: Connection, original_id: int) -> int:

@@ -10,6 +10,7 @@ import pytest
 
 from pixgate.core.db.batches import Batcher, Statement, read_by_key
 from pixgate.core.db.pool import Connection
+from pixgate.core.errors import DatabaseUnavailable
 from pixgate.runtime import Runtime
 from tests.helpers import make_account, statements_waiting
 
@@ -74,7 +75,9 @@ async def test_a_broken_statement_fails_its_batch_only(rt: Runtime) -> None:
     send.broken = True
     batcher = Batcher(rt.db, Statement(send))
     results = await submit_while_busy(rt, batcher, [1, 2])
-    assert all(isinstance(r, ConnectionError) for r in results)
+    # the connection broke: every caller of that batch hears the database is out of reach
+    assert all(isinstance(r, DatabaseUnavailable) for r in results)
+    assert all(isinstance(r.__cause__, ConnectionError) for r in results)
     assert await batcher.submit(KEY, 3) == 30
     assert send.batches == [[1, 2], [3]]
 

@@ -21,7 +21,6 @@ from pixgate.core import brcode
 from pixgate.core.errors import (
     ChargeNotPayable,
     DictKeyNotFound,
-    DictTransferInsufficientBalance,
     DuplicateExternalId,
     IdempotencyKeyReused,
     InsufficientBalance,
@@ -389,7 +388,8 @@ class MoneyRules(LedgerModel):
             account.transfers[idempotency_key] = order
             return
         if amount + fee > account.available:
-            self.refused(DictTransferInsufficientBalance, sending)
+            # the service raises the domain error; the DICT route answers it 422
+            self.refused(InsufficientBalance, sending)
             return
         made = self.run(sending)
         assert made.status == TransactionStatus.PENDING and not made.replayed

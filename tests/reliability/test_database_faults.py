@@ -33,7 +33,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from pixgate.core.db.pool import UNAVAILABLE, Database
+from pixgate.core.db.pool import Database
+from pixgate.core.errors import DatabaseUnavailable
 from pixgate.runtime import Runtime
 from tests.helpers import SIMPLE_BODY, assert_general_error, bearer, cert_header, make_account
 from tests.processes import PIXGATE, free_port, running
@@ -163,11 +164,11 @@ async def test_readyz_is_bounded_when_no_connection_comes(
 
 async def test_a_connection_lost_inside_a_transaction_is_unavailable(rt: Runtime) -> None:
     """asyncpg reports the ROLLBACK after a lost statement as a bare InterfaceError; the
-    transaction block turns it into one of UNAVAILABLE, as the statement's own error."""
-    with pytest.raises(UNAVAILABLE):
+    transaction block turns it into DatabaseUnavailable, as the statement's own error."""
+    with pytest.raises(DatabaseUnavailable):
         async with rt.db.begin() as conn:
             await conn.execute("SELECT pg_terminate_backend(pg_backend_pid())")
-    with pytest.raises(UNAVAILABLE):
+    with pytest.raises(DatabaseUnavailable):
         async with rt.db.connection() as conn:
             await conn.execute("SELECT pg_terminate_backend(pg_backend_pid())")
     async with rt.db.connection() as conn:  # the pool makes a new connection

@@ -15,7 +15,6 @@ from pixgate.accounts.queries import credentials as credential_rows
 from pixgate.accounts.rules import certificates
 from pixgate.accounts.rules.tokens import InvalidToken, Revocations
 from pixgate.accounts.service.accounts import hash_secret
-from pixgate.core.db.pool import UNAVAILABLE
 from pixgate.core.errors import (
     AuthUpstreamUnavailable,
     CertExpired,
@@ -24,6 +23,7 @@ from pixgate.core.errors import (
     CertNotAuthorizedForAccount,
     CertNotRegistered,
     CertNotYetValid,
+    DatabaseUnavailable,
     InvalidCredentials,
     Unauthorized,
 )
@@ -91,7 +91,7 @@ async def issue_token(
             if registered is None:
                 raise CertNotRegistered("certificate fingerprint is not registered")
             credential = await credential_rows.active_credential(conn, client_id)
-    except UNAVAILABLE as exc:  # the token endpoint's code for credentials that cannot be checked
+    except DatabaseUnavailable as exc:  # the token endpoint's code: credentials not checkable
         raise AuthUpstreamUnavailable("the credential store cannot be reached") from exc
     expected = credential.secret_hash if credential is not None else _DUMMY_HASH
     secret_ok = hmac.compare_digest(expected, hash_secret(rt.secret_hash_key, client_secret))

@@ -18,6 +18,7 @@ import asyncpg
 
 from pixgate.accounts.public import Account
 from pixgate.core.counterparts import Counterpart
+from pixgate.core.db.faults import Duplicate
 from pixgate.core.db.pool import Connection
 from pixgate.core.labels import ChargeStatus
 from pixgate.core.money import SplitType
@@ -136,7 +137,7 @@ async def insert(
             expires_at,
             body,
         )
-    except asyncpg.UniqueViolationError as exc:
+    except Duplicate as exc:
         raise DuplicateCharge(str(exc)) from exc
     if row is None:
         return None

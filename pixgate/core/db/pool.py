@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Hashable
+from collections.abc import AsyncIterator, Hashable, Iterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import asyncpg
 import orjson
 
+from pixgate.core.db import faults
 from pixgate.core.db.batches import Batcher, Item, Result, Statement
 from pixgate.core.db.notify import Notifier, take_requests
 from pixgate.core.db.row_queue import RowQueues
+from pixgate.core.errors import DatabaseUnavailable
 from pixgate.core.money import json_number
 
 if TYPE_CHECKING:
@@ -26,42 +28,62 @@ else:
     Pool = asyncpg.Pool
 
 
-UNAVAILABLE: tuple[type[Exception], ...] = (
-    OSError,  # refused, reset, unreachable: the server is down or restarting
-    TimeoutError,  # no connection within the connect timeout
-    asyncpg.PostgresConnectionError,  # a connection lost mid-statement
-    asyncpg.exceptions.OperatorInterventionError,  # shutting down, starting up, crashed
-    asyncpg.exceptions.TooManyConnectionsError,
-    # A server shutting down sends its idle connections an error before it closes them;
-    # asyncpg's protocol cannot take an error it did not ask for, and a statement sent on
-    # such a connection before the close arrives raises this, without sending anything.
-    asyncpg.exceptions.InternalClientError,
-)
-"""What the database raises while it cannot be reached: callers answer 503 or retry later,
-and nothing was committed by a statement that raised one of these (a COMMIT that raised
-one may have landed, which is why every write is idempotent by key). A statement on a
-connection of `Database.begin()` or `.connection()` that was lost raises
-ConnectionDoesNotExistError, whatever asyncpg raised (see `lost`)."""
+class _Connection(asyncpg.Connection):
+    """The pool's connections: a server's error on a statement becomes pixgate's here, once
+    (`faults.translated`); a connection fault is left to `Database`, which knows whether the
+    connection is gone."""
+
+    async def execute(self, query: str, *args: Any, **kwargs: Any) -> str:
+        try:
+            return await super().execute(query, *args, **kwargs)
+        except asyncpg.PostgresError as exc:
+            raise _statement_fault(exc) from exc
+
+    async def executemany(self, command: str, args: Any, **kwargs: Any) -> None:
+        try:
+            await super().executemany(command, args, **kwargs)
+        except asyncpg.PostgresError as exc:
+            raise _statement_fault(exc) from exc
+
+    async def fetch(self, query: str, *args: Any, **kwargs: Any) -> list[Any]:
+        try:
+            rows: list[Any] = await super().fetch(query, *args, **kwargs)
+            return rows
+        except asyncpg.PostgresError as exc:
+            raise _statement_fault(exc) from exc
+
+    async def fetchrow(self, query: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().fetchrow(query, *args, **kwargs)
+        except asyncpg.PostgresError as exc:
+            raise _statement_fault(exc) from exc
+
+    async def fetchval(self, query: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().fetchval(query, *args, **kwargs)
+        except asyncpg.PostgresError as exc:
+            raise _statement_fault(exc) from exc
 
 
-LOST_RACE_STATES = frozenset({"40P01", "40001"})
-"""SQLSTATEs of a transaction the database rolled back to break a deadlock or a serialization
-conflict: nothing it wrote stays, and the same request sent again goes through."""
-LOST_RACES: tuple[type[Exception], ...] = (
-    asyncpg.exceptions.DeadlockDetectedError,
-    asyncpg.exceptions.SerializationError,
-)
-"""The exceptions of LOST_RACE_STATES, as asyncpg raises them outside a batch."""
-OUT_OF_RANGE_STATE = "22003"
-"""SQLSTATE of a sum PostgreSQL cannot store (a bigint overflow, or the ledger's refusal of a
-credit past an account's largest total): the statement wrote nothing."""
-OUT_OF_RANGE = asyncpg.exceptions.NumericValueOutOfRangeError
-"""The exception of OUT_OF_RANGE_STATE, as asyncpg raises it outside a batch."""
-OUT_OF_RANGE_MESSAGE = (
-    "the operation would take a balance or a total past 92233720368547758.07, the most that "
-    "can be kept; nothing was written"
-)
-"""What the client is told: the database's own message may name another account."""
+_FAULTS: tuple[type[Exception], ...] = (*faults.UNAVAILABLE, asyncpg.PostgresError)
+
+
+@contextlib.contextmanager
+def _translated() -> Iterator[None]:
+    """The database out of reach, or a fault at COMMIT, as pixgate's error."""
+    try:
+        yield
+    except _FAULTS as exc:
+        error = faults.translated(exc)
+        if error is exc:
+            raise
+        raise error from exc
+
+
+def _statement_fault(exc: asyncpg.PostgresError) -> BaseException:
+    if isinstance(exc, faults.UNAVAILABLE):
+        return exc
+    return faults.translated(exc)
 
 
 async def _init_connection(conn: RawConnection) -> None:
@@ -141,6 +163,7 @@ class Database:
             statement_cache_size=512,
             reset=_keep_session,
             timeout=connect_timeout,
+            connection_class=_Connection,
         )
         assert pool is not None
         return cls(pool)
@@ -148,19 +171,20 @@ class Database:
     @asynccontextmanager
     async def begin(self) -> AsyncIterator[Connection]:
         """A connection inside a transaction: committed on exit, rolled back on error."""
-        async with self.pool.acquire() as conn:
-            try:
-                async with conn.transaction():
-                    yield conn
-            except _MAYBE_GONE as exc:
-                take_requests(conn)
-                if _gone(conn, exc):  # raised as what it is: one of UNAVAILABLE
-                    raise asyncpg.ConnectionDoesNotExistError(str(exc)) from exc
-                raise
-            except BaseException:
-                take_requests(conn)
-                raise
-            self._wake(conn)
+        with _translated():
+            async with self.pool.acquire() as conn:
+                try:
+                    async with conn.transaction():
+                        yield conn
+                except _MAYBE_GONE as exc:
+                    take_requests(conn)
+                    if _gone(conn, exc):
+                        raise DatabaseUnavailable(faults.UNAVAILABLE_MESSAGE) from exc
+                    raise
+                except BaseException:
+                    take_requests(conn)
+                    raise
+                self._wake(conn)
 
     @asynccontextmanager
     async def queued(self, key: Hashable, *, urgent: bool = False) -> AsyncIterator[Connection]:
@@ -190,15 +214,32 @@ class Database:
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[Connection]:
         """A connection for reads, or for single statements that commit on their own."""
-        async with self.pool.acquire() as conn:
-            try:
-                yield conn
-            except _MAYBE_GONE as exc:
-                if _gone(conn, exc):  # raised as what it is: one of UNAVAILABLE
-                    raise asyncpg.ConnectionDoesNotExistError(str(exc)) from exc
-                raise
-            finally:
-                self._wake(conn)
+        with _translated():
+            async with self.pool.acquire() as conn:
+                try:
+                    yield conn
+                except _MAYBE_GONE as exc:
+                    if _gone(conn, exc):
+                        raise DatabaseUnavailable(faults.UNAVAILABLE_MESSAGE) from exc
+                    raise
+                finally:
+                    self._wake(conn)
+
+    @asynccontextmanager
+    async def listening(self, channel: str, callback: Any) -> AsyncIterator[Connection]:
+        """A connection of its own that LISTENs on `channel` while the block runs (the job
+        worker's wake-ups); given back to the pool after."""
+        with _translated():
+            listener = await self.pool.acquire()
+        try:
+            with _translated():
+                await listener.add_listener(channel, callback)
+            yield listener
+        finally:
+            with contextlib.suppress(Exception):
+                await listener.remove_listener(channel, callback)
+            with contextlib.suppress(Exception):
+                await self.pool.release(listener)
 
     def _wake(self, conn: Connection) -> None:
         channels = take_requests(conn)
@@ -206,7 +247,8 @@ class Database:
             self.notifier.notify(channels)
 
     async def fetchrow(self, query: str, *args: Any) -> asyncpg.Record | None:
-        return await self.pool.fetchrow(query, *args)
+        with _translated():
+            return await self.pool.fetchrow(query, *args)
 
     async def close(self) -> None:
         await self.notifier.close()

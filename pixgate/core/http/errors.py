@@ -28,14 +28,6 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pixgate.core.db.batches import StatementFailed
-from pixgate.core.db.pool import (
-    LOST_RACE_STATES,
-    LOST_RACES,
-    OUT_OF_RANGE,
-    OUT_OF_RANGE_MESSAGE,
-    UNAVAILABLE,
-)
 from pixgate.core.errors import (
     DatabaseUnavailable,
     FamilyAnswer,
@@ -182,9 +174,20 @@ def validation_messages(errors: list[Any]) -> list[str]:
     return messages
 
 
+_WARNINGS: dict[type[PixgateError], str] = {
+    DatabaseUnavailable: "request.database_unavailable",
+    TryAgain: "request.lost_race",
+    TotalOutOfRange: "request.out_of_range",
+}
+"""The database's faults (`core.db.faults`): expected, logged as warnings with their cause."""
+
+
 async def on_pixgate_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, PixgateError)
-    if exc.status >= 500:
+    warning = _WARNINGS.get(type(exc))
+    if warning is not None and exc.__cause__ is not None:
+        log.warning(warning, error=repr(exc.__cause__))
+    elif exc.status >= 500:
         log.error("request.failed", code=exc.code, message=exc.message)
     return answer(request, exc)
 
@@ -244,31 +247,6 @@ async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
-async def on_database_unavailable(request: Request, exc: Exception) -> JSONResponse:
-    """The database could not be reached: a 503 with Retry-After, never a 500 (the client
-    sends the same request again; every write is idempotent by its key)."""
-    log.warning("request.database_unavailable", error=repr(exc))
-    return answer(
-        request, DatabaseUnavailable("the database cannot be reached; send the request again")
-    )
-
-
-async def on_out_of_range(request: Request, exc: Exception) -> JSONResponse:
-    """A sum the database could not store (a balance, a day's outgoing total): the statement
-    wrote nothing and the request rolled back, so it is the client's 400, never a 500."""
-    log.warning("request.out_of_range", error=repr(exc))
-    return answer(request, TotalOutOfRange(OUT_OF_RANGE_MESSAGE))
-
-
-async def on_lost_race(request: Request, exc: Exception) -> JSONResponse:
-    """A deadlock or serialization failure the database broke by rolling this request back:
-    nothing was written, so it is the 503 of a race lost, which the client sends again."""
-    if isinstance(exc, StatementFailed) and exc.sqlstate not in LOST_RACE_STATES:
-        return await on_unexpected(request, exc)
-    log.warning("request.lost_race", error=repr(exc))
-    return answer(request, TryAgain("the request met a concurrent change; nothing was written"))
-
-
 async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     """Never a stack trace to the client; the errorId leads to it in the log."""
     log.exception("request.crashed", error_id=request_id(request))
@@ -321,11 +299,6 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(PixgateError, on_pixgate_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
-    for unavailable in UNAVAILABLE:
-        app.add_exception_handler(unavailable, on_database_unavailable)
-    for lost_race in (*LOST_RACES, StatementFailed):
-        app.add_exception_handler(lost_race, on_lost_race)
-    app.add_exception_handler(OUT_OF_RANGE, on_out_of_range)
     # Still the last resort for an exception raised by a middleware outside AnswerUnexpected.
     app.add_exception_handler(Exception, on_unexpected)
     app.add_middleware(AnswerUnexpected)

@@ -26,7 +26,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pixgate.accounts.public import RuntimeDep, auth
-from pixgate.core.db.pool import LOST_RACES, UNAVAILABLE
 from pixgate.core.errors import DatabaseUnavailable, PixgateError, TryAgain
 from pixgate.core.http.errors import request_id
 from pixgate.core.http.routing import PixgateRoute
@@ -190,12 +189,10 @@ def login_page(
 
 
 def error_page(request: Request, exc: Exception) -> Response:
-    if isinstance(exc, UNAVAILABLE):  # a 503 with Retry-After, as the API answers
-        log.warning("dashboard.database_unavailable", error=repr(exc))
-        exc = DatabaseUnavailable("the database cannot be reached; try again")
-    if isinstance(exc, LOST_RACES):  # rolled back whole: sending the form again goes through
-        log.warning("dashboard.lost_race", error=repr(exc))
-        exc = TryAgain("the request met a concurrent change; nothing was written")
+    if isinstance(exc, DatabaseUnavailable):  # a 503 with Retry-After, as the API answers
+        log.warning("dashboard.database_unavailable", error=repr(exc.__cause__ or exc))
+    if isinstance(exc, TryAgain):  # rolled back whole: sending the form again goes through
+        log.warning("dashboard.lost_race", error=repr(exc.__cause__ or exc))
     rt: Runtime = request.app.state.runtime
     if isinstance(exc, SignedOut):
         response: Response = RedirectResponse(LOGIN_PATH, status_code=303)

@@ -15,15 +15,10 @@ import asyncpg
 
 from pixgate.accounts.public import Terms
 from pixgate.core.counterparts import Counterpart
+from pixgate.core.db import faults
 from pixgate.core.db.batches import Statement, StatementFailed, read_by_key
-from pixgate.core.db.pool import (
-    LOST_RACE_STATES,
-    OUT_OF_RANGE_MESSAGE,
-    OUT_OF_RANGE_STATE,
-    Connection,
-    Database,
-)
-from pixgate.core.errors import TotalOutOfRange, TryAgain
+from pixgate.core.db.faults import Refused
+from pixgate.core.db.pool import Connection, Database
 from pixgate.core.labels import TransactionStatus
 from pixgate.jobs.public import DELIVER_WEBHOOK, JobKind, SettlePayout, wake_workers
 from pixgate.ledger.public import Transaction
@@ -38,6 +33,17 @@ REFUSALS = {
 }
 """The SQLSTATEs of a payout's refusal by `payout_accept()` (and `limit_check()`, which it
 runs), by reason: its terms changed, its balance, its per-transaction, daily or night limit."""
+
+
+def _refused(refusal: Refused) -> PayoutRefused:
+    """A refusal's detail is the limit's total, the payout included (a limit refusal)."""
+    return PayoutRefused(
+        REFUSALS[refusal.sqlstate], int(refusal.detail) if refusal.detail else None
+    )
+
+
+ERRORS = dict.fromkeys(REFUSALS, _refused)
+"""How `Refused.as_error` turns each refusal of the payout functions into PayoutRefused."""
 
 
 class PayoutRefused(Exception):
@@ -156,7 +162,7 @@ async def _send_settlements(
     if any(row["jobs"] for row in rows):
         wake_workers(conn)
     return [
-        StatementFailed(row["err_state"], row["err_message"])
+        _failure(row)
         if row["err_state"]
         else TransactionStatus(row["status"])
         if row["account_id"] is not None
@@ -244,19 +250,19 @@ async def _send_holds(conn: Connection, holds: Sequence[Hold]) -> list[Held | Ex
 
 
 def _hold_outcome(row: asyncpg.Record) -> Held | Exception | None:
-    state: str | None = row["err_state"]
-    if state is None:
+    if row["err_state"] is None:
         pk = row["id"]
         return None if pk is None else Held(pk, row["transaction_id"], row["created_at"])
-    if state in LOST_RACE_STATES:
-        return TryAgain(f"the payout lost a race in the database ({state}): nothing was held")
-    if state == OUT_OF_RANGE_STATE:
-        return TotalOutOfRange(OUT_OF_RANGE_MESSAGE)
-    reason = REFUSALS.get(state)
-    if reason is None:
-        return StatementFailed(state, row["err_message"])
-    detail = row["err_detail"]
-    return PayoutRefused(reason, int(detail) if detail else None)
+    return _failure(row)
+
+
+def _failure(row: asyncpg.Record) -> Exception:
+    """A batch element's failure, reported in its row, as pixgate's error (`faults`)."""
+    state, message = row["err_state"], row["err_message"]
+    error = faults.from_state(state, message, row.get("err_detail"))
+    if isinstance(error, Refused):
+        return error.as_error(ERRORS)
+    return error or StatementFailed(state, message)
 
 
 CREATE_PAYOUTS = Statement(_send_holds)
@@ -306,12 +312,8 @@ async def accept(conn: Connection, acceptance: Acceptance) -> bool:
             limits.daily if limits else None,
             limits.nightly if limits else None,
         )
-    except asyncpg.PostgresError as exc:
-        reason = REFUSALS.get(exc.sqlstate or "")
-        if reason is None:
-            raise
-        detail = getattr(exc, "detail", None)
-        raise PayoutRefused(reason, int(detail) if detail else None) from None
+    except Refused as refusal:
+        raise refusal.as_error(ERRORS) from None
     if held and job is not None:
         wake_workers(conn)
     return held
