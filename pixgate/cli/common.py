@@ -49,7 +49,7 @@ def run(action: Callable[[Runtime], Awaitable[T]]) -> T:
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
             return runner.run(main())
     except PixgateError as exc:
-        message = exc.message if isinstance(exc.message, str) else "; ".join(exc.message)
+        message = exc.text
         typer.echo(f"error: {exc.code}: {message}", err=True)
         raise typer.Exit(1) from exc
 

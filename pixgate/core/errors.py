@@ -6,6 +6,7 @@ route's family. `code` is the machine-readable value integrators branch on.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 
@@ -18,13 +19,27 @@ class PixgateError(Exception):
 
     def __init__(
         self,
-        message: str | list[str] | None = None,
+        message: str | Sequence[str] | None = None,
         *,
         details: dict[str, Any] | None = None,
     ) -> None:
-        self.message: str | list[str] = message if message is not None else self.user_message
+        self.per_field = message is not None and not isinstance(message, str)
+        """Built from per-field lines (`field: reason`): the answer lists them."""
+        self.messages: list[str] = (
+            [self.user_message]
+            if message is None
+            else [message]
+            if isinstance(message, str)
+            else list(message)
+        )
+        """What went wrong, always a list: one sentence, or one line per field."""
         self.details = details
-        super().__init__(self.message if isinstance(self.message, str) else "; ".join(self.message))
+        super().__init__(self.text)
+
+    @property
+    def text(self) -> str:
+        """The messages as one line, for logs and plain-text answers."""
+        return "; ".join(self.messages)
 
     def headers(self) -> dict[str, str] | None:
         """HTTP headers the answer must carry (RFC 6750's challenge, RFC 9110's Retry-After)."""

@@ -151,9 +151,9 @@ async def devolucao(
                 return Devolucao(_replayed(existing, end_to_end_id, order), replayed=True)
             rt.provider.refuse_return(instructions)
     except RefundDeadlineExceeded as exc:
-        raise DevolucaoDeadlineExceeded(exc.message, details=exc.details) from None
+        raise DevolucaoDeadlineExceeded(exc.text, details=exc.details) from None
     except InsufficientBalance as exc:
-        raise DevolucaoInsufficientBalance(exc.message, details=exc.details) from None
+        raise DevolucaoInsufficientBalance(exc.text, details=exc.details) from None
     return Devolucao(created, replayed=False)
 
 

@@ -166,7 +166,7 @@ def authenticate(rt: Runtime, authorization: str | None, cert_header: str | None
     try:
         check_validity(presented)
     except (CertNotYetValid, CertExpired) as exc:
-        raise Unauthorized(f"the token's certificate is not valid now: {exc.message}") from exc
+        raise Unauthorized(f"the token's certificate is not valid now: {exc.text}") from exc
     if rt.revocations.refuses(claims):
         raise Unauthorized("token was revoked")
     return Principal(account_id=claims.account_id, client_id=claims.client_id)

@@ -103,7 +103,7 @@ def _as_answered(request: Request, exc: PixgateError) -> PixgateError:
     )
     for cls in type(exc).__mro__:
         if cls in answers:
-            return answers[cls](exc.message, details=exc.details)
+            return answers[cls](exc.messages if exc.per_field else exc.text, details=exc.details)
     return exc
 
 
@@ -122,21 +122,26 @@ def render(
     status: int,
     *,
     code: str,
-    message: str | list[str],
+    messages: list[str],
+    per_field: bool = False,
     user_message: str,
     details: dict[str, Any] | None = None,
     business: bool = False,
     headers: dict[str, str] | None = None,
 ) -> JSONResponse:
+    """The family's error body. `message` is an array of `field: reason` lines for per-field
+    failures (the general family lists them in `details.violations` and joins them), and the
+    one sentence otherwise."""
     reason = HTTPStatus(status).phrase
     family = family_of(request)
     body: dict[str, Any] = {"statusCode": status}
+    message: str | list[str] = messages if per_field else "; ".join(messages)
     if family is Family.CENTRAL_BANK:
         body |= {"message": message, "error": reason}
         return JSONResponse(body, status_code=status, headers=headers)
-    if family is Family.GENERAL and isinstance(message, list):
-        details = {"violations": message, **(details or {})}
-        message = "; ".join(message)
+    if family is Family.GENERAL and per_field:
+        details = {"violations": messages, **(details or {})}
+        message = "; ".join(messages)
     body |= {
         "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
         "path": request.url.path,
@@ -188,7 +193,7 @@ async def on_pixgate_error(request: Request, exc: Exception) -> JSONResponse:
     if warning is not None and exc.__cause__ is not None:
         log.warning(warning, error=repr(exc.__cause__))
     elif exc.status >= 500:
-        log.error("request.failed", code=exc.code, message=exc.message)
+        log.error("request.failed", code=exc.code, message=exc.text)
     return answer(request, exc)
 
 
@@ -199,7 +204,8 @@ def answer(request: Request, exc: PixgateError) -> JSONResponse:
         request,
         exc.status,
         code=exc.code,
-        message=exc.message,
+        messages=exc.messages,
+        per_field=exc.per_field,
         user_message=exc.user_message,
         details=exc.details,
         business=exc.business,
@@ -225,7 +231,8 @@ async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
         request,
         400,
         code="HTTP_ERROR",
-        message=messages,
+        messages=messages,
+        per_field=True,
         user_message="Some fields are invalid.",
     )
 
@@ -241,7 +248,7 @@ async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
         request,
         status,
         code=_CODES_BY_STATUS.get(status, "HTTP_ERROR"),
-        message=detail,
+        messages=[detail],
         user_message=HTTPStatus(status).description or detail,
         headers=headers or None,
     )
@@ -254,7 +261,7 @@ async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
         request,
         500,
         code="INTERNAL_ERROR",
-        message="Internal server error",
+        messages=["Internal server error"],
         user_message="Something went wrong. Please try again.",
     )
 

@@ -185,7 +185,7 @@ async def transaction_list(request: Request, rt: RuntimeDep, signed: SignedIn) -
                 ),
             )
         except ValidationFailed as exc:
-            problems = exc.message if isinstance(exc.message, list) else [exc.message]
+            problems = exc.messages
     kept = {k: v for k, v in filters.items() if v} | {"size": str(size)}
     return page(
         request,
@@ -267,7 +267,7 @@ async def create_charge(request: Request, rt: RuntimeDep, posted: SignedInForm) 
     except ValidationError as exc:
         return _charge_form(request, rt, signed, values, messages.reasons(exc.errors()), 400)
     except (ValidationFailed, DuplicateExternalId, ProviderExpirationBelowMinimum) as exc:
-        problems = exc.message if isinstance(exc.message, list) else [exc.message]
+        problems = exc.messages
         return _charge_form(request, rt, signed, values, problems, 400)
     return RedirectResponse(f"/dashboard/charges/{created.transaction_id}", status_code=303)
 

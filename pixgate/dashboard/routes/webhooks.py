@@ -123,7 +123,7 @@ async def save_webhook(request: Request, rt: RuntimeDep, posted: SignedInForm) -
         )
     except _CONFIG_ERRORS as exc:
         endpoints = await webhooks.list_endpoints(rt, signed.account_id)
-        problems = exc.message if isinstance(exc.message, list) else [exc.message]
+        problems = exc.messages
         return _webhooks_page(
             request, rt, signed, endpoints, status=400, problems=problems, form=entered
         )
@@ -261,7 +261,7 @@ async def resend(
     try:
         result = await webhooks.resend(rt, signed.account_id, f"evt_{event_id}", None)
     except (NoWebhookDestination, ValidationFailed) as exc:
-        problem = exc.message if isinstance(exc.message, str) else "; ".join(exc.message)
+        problem = exc.text
         return await _log_page(request, rt, signed, status=400, problems=[problem])
     code = "" if result.status_code is None else str(result.status_code)
     return RedirectResponse(f"/dashboard/deliveries?resent={event_id}&code={code}", status_code=303)

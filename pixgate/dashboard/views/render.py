@@ -211,7 +211,7 @@ def error_page(request: Request, exc: Exception) -> Response:
     if isinstance(exc, PixgateError):
         status, title = exc.status, exc.user_message
         if exc.status < 500:
-            problems = exc.message if isinstance(exc.message, list) else [exc.message]
+            problems = exc.messages
         headers = exc.headers() or {}
     elif isinstance(exc, RequestValidationError):
         status, title = 400, "Some fields are invalid."
@@ -223,7 +223,7 @@ def error_page(request: Request, exc: Exception) -> Response:
         log.exception("dashboard.crashed", error_id=request_id(request))
         status, title = 500, "Something went wrong. Please try again."
     if status >= 500 and isinstance(exc, PixgateError) and not isinstance(exc, DatabaseUnavailable):
-        log.error("dashboard.failed", code=exc.code, message=exc.message)
+        log.error("dashboard.failed", code=exc.code, message=exc.text)
     return page(
         request,
         rt,

@@ -140,7 +140,7 @@ async def _pay_our_charge(
                 now=now,
             )
         except ChargeNotPayable as exc:
-            raise InvalidQrCode(f"qrCode: {exc.message}") from exc
+            raise InvalidQrCode(f"qrCode: {exc.text}") from exc
         row = await charge_rows.insert_settled_withdraw(
             conn,
             account_id=account_id,

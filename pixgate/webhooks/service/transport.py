@@ -217,11 +217,11 @@ async def post(
     try:
         destination = rules.parse_destination(url, allow_insecure=allow)
     except (UnsafeWebhookDestination, InvalidWebhookConfig) as exc:
-        return _refused(rt, f"destination refused: {exc.message}")
+        return _refused(rt, f"destination refused: {exc.text}")
     try:
         rules.check_headers(list(headers.items()))
     except InvalidWebhookConfig as exc:
-        return _refused(rt, f"not sent: custom headers refused: {exc.message}")
+        return _refused(rt, f"not sent: custom headers refused: {exc.text}")
     try:
         await destinations.acquire(
             destination,
@@ -304,7 +304,7 @@ async def _post_now(
         error = f"timed out: no complete answer within {limit:g} s"
         ran_to_deadline = True
     except UnsafeWebhookDestination as exc:  # an address refused by _GuardedBackend
-        error = f"destination refused: {exc.message}"
+        error = f"destination refused: {exc.text}"
     except httpx.HTTPError as exc:
         error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         # a connect, read or write timeout is the receiver's silence; waiting for one of
