@@ -2,7 +2,7 @@
 do more work, or keep more memory, per byte than an ordinary body.
 
 Shared by `bench/hostile_input.py` (prints what each costs a real `pixgate serve`) and
-`tests/api/test_hostile_bodies.py` (holds the bounds). Every body is built to `size` bytes or
+`tests/app/test_hostile_bodies.py` (holds the bounds). Every body is built to `size` bytes or
 just under, so the gateway's body limit is what decides whether it is read.
 """
 

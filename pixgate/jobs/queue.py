@@ -26,7 +26,7 @@ class JobStatus(StrEnum):
     generic plan of a prepared statement (asyncpg prepares them all) can use the partial
     indexes (`ix_jobs_queued_run_at`, `ix_jobs_running_locked_until`,
     `ix_jobs_done_finished_at`) only when the status in its predicate is a constant.
-    `tests/db/test_enums.py` checks the literals and the CHECK constraint against this enum.
+    `tests/core/db/test_enums.py` checks the literals and the CHECK constraint against this enum.
     """
 
     QUEUED = "queued"

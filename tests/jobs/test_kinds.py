@@ -17,10 +17,10 @@ from pixgate.jobs import worker
 from pixgate.jobs.registry import HANDLERS
 from pixgate.runtime import Runtime
 from pixgate.webhooks import service as webhooks
-from tests.api.test_cash_in import create_charge, split
-from tests.api.test_sandbox_pay import PAY, PAYER
+from tests.charges.test_cash_in import create_charge, split
 from tests.helpers import bearer, make_account
-from tests.refunds import CPF, EVP, receive, refund_in
+from tests.refunds.helpers import CPF, EVP, receive, refund_in
+from tests.sandbox.test_sandbox_pay import PAY, PAYER
 
 
 def _field_names(kind: jobs.JobKind[Any]) -> set[str]:

@@ -18,9 +18,9 @@ from pixgate.payouts.service import cash_out
 from pixgate.payouts.service import settlement as payouts
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
+from tests.charges.test_charges_service import PAYER
 from tests.helpers import make_account
-from tests.services.test_cash_out import order
-from tests.services.test_charges import PAYER
+from tests.payouts.test_cash_out_service import order
 
 AVAILABLE, BLOCKED = 10000 - 1000 - 500 + 2000, 500
 """The books `healthy` leaves: 100.00 funded, 10.00 sent, 5.00 held, 20.00 received."""

@@ -3,7 +3,7 @@
 FastAPI parses a JSON body with `Request.json()` before any dependency runs; a route class is
 the documented place to change how ("Custom Request and APIRoute class"). Every router names
 this class or one of its subclasses (the error families in `pixgate.core.http.errors`);
-`tests/api/test_json_bodies.py` checks that no route of the app is left out.
+`tests/app/test_json_bodies.py` checks that no route of the app is left out.
 """
 
 from __future__ import annotations

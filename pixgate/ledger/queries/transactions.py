@@ -60,7 +60,7 @@ class Transaction:
         """A whole row (`SELECT *` / `RETURNING *`), converted once.
 
         Positional: the fields are declared in the table's column order
-        (`tests/db/test_enums.py` checks it), so no per-row dict is built, and the two
+        (`tests/core/db/test_enums.py` checks it), so no per-row dict is built, and the two
         labels are looked up in a dict (calling an enum class costs several times more).
         The statement list reads 20 of these per request: about 2.5 us each instead of 7.
         """

@@ -1,0 +1,1 @@
+"""Tests of accounts: sign-in, tokens and their certificates, revocation, names."""

@@ -1,0 +1,1 @@
+"""Tests of the whole HTTP surface: isolation, hostile input, fuzzing, OpenAPI, methods."""

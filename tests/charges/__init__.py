@@ -1,0 +1,1 @@
+"""Tests of charges: cash-in, cob, splits."""

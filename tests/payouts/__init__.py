@@ -1,0 +1,1 @@
+"""Tests of payouts: cash-out, QR cash-out, DICT transfer, acceptance, settlement."""

@@ -1,0 +1,1 @@
+"""Tests of refunds of received and sent PIX."""

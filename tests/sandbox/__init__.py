@@ -1,0 +1,1 @@
+"""Tests of the sandbox's test routes and scenarios."""
