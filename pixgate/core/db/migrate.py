@@ -21,6 +21,8 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 def alembic_config(database_url: str) -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
+    # versions/ keeps its history in folders of ten revisions (0001_0010/, 0011_0020/, ...)
+    config.set_main_option("recursive_version_locations", "true")
     config.set_main_option("sqlalchemy.url", sqlalchemy_url(database_url))
     return config
 
