@@ -103,8 +103,8 @@ def create_app(
 
 def app_from_environment() -> FastAPI:
     """uvicorn's factory for `pixgate serve`: settings from the environment the CLI prepared."""
-    from pixgate.core.gc_tuning import tune_for_serving
     from pixgate.core.logging import configure
+    from pixgate.gc_tuning import tune_for_serving
 
     settings = Settings()
     configure(json=settings.log_json, level=settings.log_level)

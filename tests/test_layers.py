@@ -28,7 +28,7 @@ FEATURES = frozenset(
 )
 SHARED = frozenset({"core", "provider"})
 """The shared core every feature may import; it imports no feature."""
-ROOTS = frozenset({"app", "routers", "runtime", "ops", "openapi", "cli"})
+ROOTS = frozenset({"app", "routers", "runtime", "ops", "openapi", "gc_tuning", "cli"})
 """The composition root: builds the app, the runtime and the commands out of the features."""
 ROOT_MODULES: dict[str, str] = {
     "jobs/registry.py": "the handler table names every feature's job handlers",

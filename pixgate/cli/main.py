@@ -82,8 +82,8 @@ def worker(
     ] = None,
 ) -> None:
     """Run job workers only (scale-out): settlement, webhook delivery, scheduled work."""
-    from pixgate.core.gc_tuning import tune_for_serving
     from pixgate.core.logging import configure
+    from pixgate.gc_tuning import tune_for_serving
     from pixgate.jobs.worker import Worker
 
     settings = Settings()
