@@ -42,7 +42,6 @@ LOST_RACE_STATES = frozenset({"40P01", "40001"})
 """Deadlock and serialization failure: the database rolled the transaction back."""
 OUT_OF_RANGE_STATE = "22003"
 """A numeric value out of range: the statement wrote nothing."""
-UNIQUE_VIOLATION_STATE = "23505"
 OWN_STATE_CLASS = "PX"
 """The SQLSTATE class of the refusals pixgate's database functions raise."""
 
