@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Hashable, Iterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 import asyncpg
 import orjson
@@ -37,32 +37,32 @@ class _Connection(asyncpg.Connection):
         try:
             return await super().execute(query, *args, **kwargs)
         except asyncpg.PostgresError as exc:
-            raise _statement_fault(exc) from exc
+            _reraise(exc)
 
     async def executemany(self, command: str, args: Any, **kwargs: Any) -> None:
         try:
             await super().executemany(command, args, **kwargs)
         except asyncpg.PostgresError as exc:
-            raise _statement_fault(exc) from exc
+            _reraise(exc)
 
     async def fetch(self, query: str, *args: Any, **kwargs: Any) -> list[Any]:
         try:
             rows: list[Any] = await super().fetch(query, *args, **kwargs)
             return rows
         except asyncpg.PostgresError as exc:
-            raise _statement_fault(exc) from exc
+            _reraise(exc)
 
     async def fetchrow(self, query: str, *args: Any, **kwargs: Any) -> Any:
         try:
             return await super().fetchrow(query, *args, **kwargs)
         except asyncpg.PostgresError as exc:
-            raise _statement_fault(exc) from exc
+            _reraise(exc)
 
     async def fetchval(self, query: str, *args: Any, **kwargs: Any) -> Any:
         try:
             return await super().fetchval(query, *args, **kwargs)
         except asyncpg.PostgresError as exc:
-            raise _statement_fault(exc) from exc
+            _reraise(exc)
 
 
 _FAULTS: tuple[type[Exception], ...] = (*faults.UNAVAILABLE, asyncpg.PostgresError)
@@ -80,10 +80,13 @@ def _translated() -> Iterator[None]:
         raise error from exc
 
 
-def _statement_fault(exc: asyncpg.PostgresError) -> BaseException:
-    if isinstance(exc, faults.UNAVAILABLE):
-        return exc
-    return faults.translated(exc)
+def _reraise(exc: asyncpg.PostgresError) -> NoReturn:
+    """A statement's server error as pixgate's; a connection fault unchanged, for `Database`
+    to judge, and a bug (any other state) as it is."""
+    error = exc if isinstance(exc, faults.UNAVAILABLE) else faults.translated(exc)
+    if error is exc:
+        raise exc
+    raise error from exc
 
 
 async def _init_connection(conn: RawConnection) -> None:
