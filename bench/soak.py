@@ -171,12 +171,19 @@ class Fleet:
         self.api = self._start_api()
 
     def kill_api_process(self, rng: random.Random) -> None:
-        """One of the API's processes, which uvicorn's supervisor replaces by itself."""
-        try:
-            children = psutil.Process(self.api.pid).children()
-        except psutil.NoSuchProcess:
-            return
-        serving = [c for c in children if "resource_tracker" not in " ".join(c.cmdline())]
+        """One of the API's processes, which uvicorn's supervisor replaces by itself. Right
+        after the API was started again its supervisor may not have started them yet (on a
+        loaded host, seconds): wait for one rather than skip the fault."""
+        serving: list[psutil.Process] = []
+        deadline = time.monotonic() + 15
+        while not serving and time.monotonic() < deadline:
+            try:
+                children = psutil.Process(self.api.pid).children()
+                serving = [c for c in children if "resource_tracker" not in " ".join(c.cmdline())]
+            except psutil.NoSuchProcess:
+                return
+            if not serving:
+                time.sleep(0.1)
         if serving:
             with contextlib.suppress(psutil.NoSuchProcess):
                 rng.choice(serving).send_signal(self.stop_signal)
