@@ -19,7 +19,7 @@ from pixgate.core.http.middleware import RequestContext
 from pixgate.core.http.responses import JSONResponse
 from pixgate.core.settings import Settings
 from pixgate.jobs.worker import Worker
-from pixgate.routers import ROUTERS
+from pixgate.routers import API_PIX_ROUTERS, ROUTERS
 from pixgate.runtime import Runtime, build_runtime, resolve_database_url
 from pixgate.webhooks.routes import register_openapi_webhooks
 
@@ -96,6 +96,9 @@ def create_app(
     )
     for router in ROUTERS:
         app.include_router(router)
+    app.state.api_pix_base_path = settings.api_pix_base_path
+    for router in API_PIX_ROUTERS:
+        app.include_router(router, prefix=settings.api_pix_base_path)
     register_openapi_webhooks(app)
     openapi.install(app)
     return app

@@ -1,4 +1,7 @@
-"""Every router of the API, in the order they appear in the OpenAPI document."""
+"""Every router of the API, in the order they appear in the OpenAPI document.
+
+`API_PIX_ROUTERS` are the Central Bank's API Pix, mounted under `PIXGATE_API_PIX_BASE_PATH`.
+"""
 
 from fastapi import APIRouter
 
@@ -37,3 +40,5 @@ ROUTERS: list[APIRouter] = [
     dashboard_webhooks.router,
     dashboard.router,
 ]
+
+API_PIX_ROUTERS: list[APIRouter] = []

@@ -8,8 +8,10 @@ from pixgate.accounts.routes.deps import (
     CurrentAccount,
     ProviderInstructions,
     RuntimeDep,
+    granted,
     sandbox_only,
 )
+from pixgate.accounts.rules.scopes import Scope
 from pixgate.accounts.service import accounts as accounts_service
 from pixgate.accounts.service import auth, balances, fees
 
@@ -18,6 +20,7 @@ __all__ = [
     "CurrentAccount",
     "ProviderInstructions",
     "RuntimeDep",
+    "Scope",
     "Terms",
     "accounts_queries",
     "accounts_service",
@@ -25,5 +28,6 @@ __all__ = [
     "balances",
     "fees",
     "get_account",
+    "granted",
     "sandbox_only",
 ]

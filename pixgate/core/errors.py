@@ -87,6 +87,14 @@ class Unauthorized(PixgateError):
         return {"WWW-Authenticate": "Bearer"}
 
 
+class Forbidden(PixgateError):
+    """An authenticated caller without the right to the operation (a token's scopes)."""
+
+    code, status = "FORBIDDEN", 403
+    user_message = "This credential may not do that."
+    business = False
+
+
 class RateLimited(PixgateError):
     """Always says when to come back: clients and proxies honour `Retry-After`."""
 

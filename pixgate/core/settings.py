@@ -42,6 +42,11 @@ class Settings(BaseSettings):
     )
     public_url: str = Field(default="http://127.0.0.1:8080")
     merchant_city: str = Field(default="SAO PAULO", description="city (60) of our BR Codes")
+    api_pix_base_path: str = Field(
+        default="/api/v2",
+        pattern=r"^(/[A-Za-z0-9._~-]+)+$",
+        description="where the Central Bank's API Pix is served (its operations' prefix)",
+    )
 
     token_ttl: int = Field(default=1800, ge=60)
     jwt_private_key: SecretStr | None = Field(
@@ -80,6 +85,13 @@ class Settings(BaseSettings):
 
     webhook_api_enabled: bool = False
     allow_insecure_webhooks: bool = False
+    webhook_client_cert: str | None = Field(
+        default=None,
+        description="PEM file of the client certificate presented to webhook receivers (mTLS)",
+    )
+    webhook_client_key: str | None = Field(
+        default=None, description="PEM file of that certificate's private key"
+    )
     webhook_timeout_s: float = Field(default=10.0, gt=0, description="total time of one attempt")
     webhook_concurrency_per_destination: int = Field(
         default=64, ge=1, description="webhook POSTs in flight to one host and port, per process"

@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated, Any
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Request, Security
 from fastapi.dependencies.models import Dependant
+from fastapi.security import SecurityScopes
 from pydantic import WithJsonSchema
 
+from pixgate.accounts.rules.scopes import Scope
 from pixgate.accounts.service import auth
-from pixgate.core.errors import NotFound, UnsupportedMediaType, ValidationFailed
+from pixgate.core.errors import Forbidden, NotFound, UnsupportedMediaType, ValidationFailed
 from pixgate.core.http import json_body
 from pixgate.core.http.json_body import NUL_REASON
 from pixgate.core.http.middleware import BodyTooLarge
@@ -40,6 +42,20 @@ async def current_principal(request: Request, rt: RuntimeDep) -> auth.Principal:
 
 
 CurrentAccount = Annotated[auth.Principal, Depends(current_principal)]
+
+
+async def scoped_principal(security_scopes: SecurityScopes, who: CurrentAccount) -> auth.Principal:
+    """The caller, if its token holds every scope the operation declares."""
+    missing = sorted(set(security_scopes.scopes) - who.scopes)
+    if missing:
+        raise Forbidden(f"the access token lacks the scope {' '.join(missing)}")
+    return who
+
+
+def granted(scope: Scope) -> Any:
+    """The caller of an operation that needs `scope`: `who: Annotated[Principal, granted(...)]`,
+    or `Granted[...]` aliases below (FastAPI's `Security` passes the scope down)."""
+    return Security(scoped_principal, scopes=[scope])
 
 
 SCENARIO_SCHEMA: dict[str, Any] = {

@@ -24,6 +24,8 @@ from cryptography.hazmat.primitives.serialization import (
     load_pem_private_key,
 )
 
+from pixgate.accounts.rules.scopes import ALL_SCOPES, Scope, as_text, of_claim
+
 ALGORITHM = "EdDSA"
 VERIFIED_TOKENS = 10_000
 
@@ -38,6 +40,7 @@ class TokenClaims:
     account_id: int
     thumbprint: str
     expires_at: int
+    scopes: frozenset[Scope] = ALL_SCOPES
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +80,14 @@ class TokenSigner:
         return cls(key, issuer=issuer, audience=audience)
 
     def issue(
-        self, *, client_id: str, account_id: int, thumbprint: str, now: datetime, ttl: int
+        self,
+        *,
+        client_id: str,
+        account_id: int,
+        thumbprint: str,
+        now: datetime,
+        ttl: int,
+        scopes: frozenset[Scope] = ALL_SCOPES,
     ) -> str:
         iat = int(now.timestamp())
         claims = {
@@ -90,6 +100,7 @@ class TokenSigner:
             "exp": iat + ttl,
             "jti": str(uuid.uuid4()),
             "cnf": {"x5t#S256": thumbprint},
+            "scope": as_text(scopes),
         }
         return jwt.encode(claims, self._private, algorithm=ALGORITHM, headers={"kid": self.kid})
 
@@ -126,7 +137,8 @@ class TokenSigner:
             )
             thumbprint = claims["cnf"]["x5t#S256"]
             account_id = claims["acc"]
-        except (jwt.PyJWTError, KeyError, TypeError) as exc:
+            scopes = of_claim(claims.get("scope"))
+        except (jwt.PyJWTError, KeyError, TypeError, ValueError) as exc:
             raise InvalidToken(str(exc)) from exc
         if not isinstance(account_id, int) or not isinstance(thumbprint, str):
             raise InvalidToken("malformed claims")
@@ -135,6 +147,7 @@ class TokenSigner:
             account_id=account_id,
             thumbprint=thumbprint,
             expires_at=int(claims["exp"]),
+            scopes=scopes,
         )
 
     def jwks(self) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import structlog
 
 from pixgate.accounts.queries import credentials as credential_rows
 from pixgate.accounts.rules import certificates
+from pixgate.accounts.rules.scopes import ALL_SCOPES, Scope
 from pixgate.accounts.rules.tokens import InvalidToken, Revocations
 from pixgate.accounts.service.accounts import hash_secret
 from pixgate.core.errors import (
@@ -43,6 +44,7 @@ _CLOCK_SKEW_S = 300
 class IssuedToken:
     access_token: str
     expires_in: int
+    scopes: frozenset[Scope] = ALL_SCOPES
     token_type: str = "Bearer"  # noqa: S105 - a token type, not a secret
 
 
@@ -52,6 +54,7 @@ class Principal:
 
     account_id: int
     client_id: str
+    scopes: frozenset[Scope] = ALL_SCOPES
 
 
 def read_certificate(header: str | None) -> certificates.ClientCertificate:
@@ -80,7 +83,12 @@ def check_validity(cert: certificates.ClientCertificate) -> None:
 
 
 async def issue_token(
-    rt: Runtime, cert: certificates.ClientCertificate, client_id: uuid.UUID, client_secret: str
+    rt: Runtime,
+    cert: certificates.ClientCertificate,
+    client_id: uuid.UUID,
+    client_secret: str,
+    *,
+    scopes: frozenset[Scope] = ALL_SCOPES,
 ) -> IssuedToken:
     """The remaining checks, in the spec's order, except that the certificate's account is
     compared after the secret (see below)."""
@@ -107,8 +115,9 @@ async def issue_token(
         thumbprint=cert.thumbprint,
         now=datetime.now(UTC),  # the wall clock, as check_validity says
         ttl=rt.settings.token_ttl,
+        scopes=scopes,
     )
-    return IssuedToken(access_token=token, expires_in=rt.settings.token_ttl)
+    return IssuedToken(access_token=token, expires_in=rt.settings.token_ttl, scopes=scopes)
 
 
 async def sign_in(rt: Runtime, client_id: str, client_secret: str) -> Principal:
@@ -169,7 +178,7 @@ def authenticate(rt: Runtime, authorization: str | None, cert_header: str | None
         raise Unauthorized(f"the token's certificate is not valid now: {exc.text}") from exc
     if rt.revocations.refuses(claims):
         raise Unauthorized("token was revoked")
-    return Principal(account_id=claims.account_id, client_id=claims.client_id)
+    return Principal(account_id=claims.account_id, client_id=claims.client_id, scopes=claims.scopes)
 
 
 async def refresh_revocations(rt: Runtime) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from pixgate.core.http.schemas import ApiModel
 
@@ -42,3 +42,19 @@ class ErrorEnvelope(SimpleError):
     details: dict[str, Any] | None = None
     error_id: str
     error_code: str | None = Field(default=None, description="business errors; equals code")
+
+
+class Violacao(BaseModel):
+    razao: str
+    propriedade: str
+
+
+class Problem(BaseModel):
+    """The Central Bank's API Pix errors: RFC 7807 (`application/problem+json`)."""
+
+    type: str
+    title: str
+    status: int
+    detail: str | None = None
+    correlationId: str | None = None
+    violacoes: list[Violacao] | None = None

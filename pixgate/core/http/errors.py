@@ -7,6 +7,9 @@ endpoint (docs/errors.md has the table):
   (`code`, `userMessage`, `details`, `errorCode` on business errors).
 - `CentralBankRoute`: the Central-Bank-style routes answer the spec's simple body,
   `{statusCode, message, error}`, exactly.
+- `ApiPixRoute`: the Central Bank's API Pix under its base path answers RFC 7807 problems
+  with the document's types (`pixgate.core.http.problems`); so does a request under that
+  path that matches no route.
 - every other route, and requests that match no route: the general envelope, the simple
   body plus `code`, `timestamp`, `path`, `method` and `errorId`, with `message` always a
   string (per-field failures in `details.violations`).
@@ -20,11 +23,12 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from http import HTTPStatus
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -36,8 +40,9 @@ from pixgate.core.errors import (
     TotalOutOfRange,
     TryAgain,
 )
+from pixgate.core.http import problems
 from pixgate.core.http.allow import allowed_methods
-from pixgate.core.http.error_schemas import ApiError, ErrorEnvelope, SimpleError
+from pixgate.core.http.error_schemas import ApiError, ErrorEnvelope, Problem, SimpleError
 from pixgate.core.http.json_body import shown_key
 from pixgate.core.http.responses import JSONResponse
 from pixgate.core.http.routing import PixgateRoute
@@ -63,12 +68,14 @@ _CODES_BY_STATUS = {
 class Family(StrEnum):
     ENVELOPE = "envelope"
     CENTRAL_BANK = "central_bank"
+    API_PIX = "api_pix"
     GENERAL = "general"
 
 
-ERROR_MODELS: dict[Family, type[SimpleError]] = {
+ERROR_MODELS: dict[Family, type[BaseModel]] = {
     Family.ENVELOPE: ErrorEnvelope,
     Family.CENTRAL_BANK: SimpleError,
+    Family.API_PIX: Problem,
     Family.GENERAL: ApiError,
 }
 
@@ -83,6 +90,22 @@ class CentralBankRoute(PixgateRoute):
     """Marks a router of the Central-Bank-style family: the simple body, nothing more."""
 
     family = Family.CENTRAL_BANK
+
+
+class ApiPixRoute(PixgateRoute):
+    """Marks a router of the Central Bank's API Pix: RFC 7807 problems. `invalid` is the
+    resource's 400 type, `resource` names its fields in `violacoes`."""
+
+    family = Family.API_PIX
+    invalid: ClassVar[problems.ProblemType] = problems.REQUISICAO_INVALIDA
+    resource: ClassVar[str] = ""
+
+
+def api_pix_route(invalid: problems.ProblemType, resource: str) -> type[ApiPixRoute]:
+    """The route class of one resource of the API Pix (its 400 type and field prefix)."""
+    return type(
+        f"ApiPixRoute{invalid.name}", (ApiPixRoute,), {"invalid": invalid, "resource": resource}
+    )
 
 
 def answering(
@@ -108,8 +131,42 @@ def _as_answered(request: Request, exc: PixgateError) -> PixgateError:
 
 
 def family_of(request: Request) -> Family:
-    family: Family = getattr(request.scope.get("route"), "family", Family.GENERAL)
+    route = request.scope.get("route")
+    if route is None and _under_api_pix(request):
+        return Family.API_PIX
+    family: Family = getattr(route, "family", Family.GENERAL)
     return family
+
+
+def _under_api_pix(request: Request) -> bool:
+    base: str | None = getattr(request.app.state, "api_pix_base_path", None)
+    path = request.url.path
+    return base is not None and (path == base or path.startswith(base + "/"))
+
+
+def problem(
+    request: Request,
+    status: int,
+    messages: list[str],
+    *,
+    per_field: bool,
+    headers: dict[str, str] | None,
+) -> JSONResponse:
+    """An RFC 7807 problem of the API Pix, in the document's status and type."""
+    route = request.scope.get("route")
+    invalid = getattr(route, "invalid", problems.REQUISICAO_INVALIDA)
+    shown = problems.status_of(status)
+    kind = problems.type_of(shown, invalid)
+    body: dict[str, Any] = {
+        "type": kind.uri,
+        "title": kind.title,
+        "status": shown,
+        "detail": "; ".join(messages),
+        "correlationId": request_id(request),
+    }
+    if per_field:
+        body["violacoes"] = problems.violations(messages, getattr(route, "resource", ""))
+    return JSONResponse(body, status_code=shown, headers=headers, media_type=problems.MEDIA_TYPE)
 
 
 def request_id(request: Request) -> str:
@@ -134,6 +191,8 @@ def render(
     one sentence otherwise."""
     reason = HTTPStatus(status).phrase
     family = family_of(request)
+    if family is Family.API_PIX:
+        return problem(request, status, messages, per_field=per_field, headers=headers)
     body: dict[str, Any] = {"statusCode": status}
     message: str | list[str] = messages if per_field else "; ".join(messages)
     if family is Family.CENTRAL_BANK:
