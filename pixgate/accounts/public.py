@@ -4,6 +4,8 @@ import."""
 from pixgate.accounts.queries import accounts as accounts_queries
 from pixgate.accounts.queries.accounts import Account, Terms
 from pixgate.accounts.queries.accounts import get as get_account
+from pixgate.accounts.queries.keys import AccountKey
+from pixgate.accounts.queries.keys import owner_of as key_owner
 from pixgate.accounts.routes.deps import (
     CurrentAccount,
     ProviderInstructions,
@@ -17,6 +19,7 @@ from pixgate.accounts.service import auth, balances, fees
 
 __all__ = [
     "Account",
+    "AccountKey",
     "CurrentAccount",
     "ProviderInstructions",
     "RuntimeDep",
@@ -29,5 +32,6 @@ __all__ = [
     "fees",
     "get_account",
     "granted",
+    "key_owner",
     "sandbox_only",
 ]

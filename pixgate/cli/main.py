@@ -145,6 +145,7 @@ def accounts_create(
                 "certificatePem": created.certificate_pem,
                 "privateKeyPem": created.private_key_pem,
                 "certificateFingerprint": created.certificate_fingerprint,
+                "pixKey": created.pix_key,
             }
         )
         return
@@ -152,6 +153,7 @@ def accounts_create(
     console.print(f"clientId      {created.client_id}")
     console.print(f"clientSecret  {created.client_secret}  (shown once)")
     console.print(f"fingerprint   {created.certificate_fingerprint}")
+    console.print(f"pixKey        {created.pix_key}")
     console.print(created.certificate_pem)
     console.print(created.private_key_pem)
 

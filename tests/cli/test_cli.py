@@ -52,8 +52,12 @@ def test_accounts_create_json_contract(rt: Runtime, env: dict[str, str]) -> None
         "certificatePem",
         "privateKeyPem",
         "certificateFingerprint",
+        "pixKey",
     }
     assert len(data["clientSecret"]) >= 32
+    owner = sql(env, "SELECT account_id FROM account_keys WHERE key = $1", data["pixKey"])
+    assert owner == data["accountId"]
+    assert sql(env, "SELECT key_type FROM account_keys WHERE key = $1", data["pixKey"]) == "EVP"
     cert = certificates.from_pem(data["certificatePem"])
     assert cert.fingerprint == data["certificateFingerprint"]
     available = sql(env, "SELECT available FROM accounts WHERE id = $1", data["accountId"])

@@ -12,6 +12,7 @@ from typing import Any
 
 from pixgate.accounts.queries import accounts as account_rows
 from pixgate.accounts.queries import credentials as credential_rows
+from pixgate.accounts.queries import keys as key_rows
 from pixgate.accounts.queries.accounts import Account
 from pixgate.accounts.rules import certificates
 from pixgate.core import names
@@ -37,6 +38,7 @@ class NewAccount:
     certificate_pem: str
     private_key_pem: str
     certificate_fingerprint: str
+    pix_key: str
 
 
 def hash_secret(key: bytes, secret: str) -> bytes:
@@ -69,6 +71,7 @@ async def create(
         account_id = await account_rows.insert(conn, name=name, document=document)
         credential = await _add_credential(rt, conn, account_id)
         await _add_certificate(conn, account_id, issued.certificate)
+        pix_key = await key_rows.add_random(conn, account_id)
         if seed:
             await journal.fund(conn, account_id, seed, memo="sandbox seed balance")
     return NewAccount(
@@ -78,6 +81,7 @@ async def create(
         certificate_pem=issued.certificate_pem,
         private_key_pem=issued.private_key_pem,
         certificate_fingerprint=issued.certificate.fingerprint,
+        pix_key=pix_key,
     )
 
 

@@ -1,0 +1,67 @@
+"""The PIX keys that receive into our accounts (`account_keys`): the DICT entries the gateway
+holds for its own accounts. Keys are stored in their canonical spelling
+(`core.pix_keys.normalize_key`), so a lookup must normalize first."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+
+from pixgate.core.db.pool import Connection
+from pixgate.core.pix_keys import DictKeyType
+
+
+@dataclass(frozen=True, slots=True)
+class AccountKey:
+    key: str
+    key_type: DictKeyType
+    account_id: int
+    created_at: datetime
+
+    @classmethod
+    def from_record(cls, r: asyncpg.Record) -> AccountKey:
+        return cls(r["key"], r["key_type"], r["account_id"], r["created_at"])
+
+
+async def add(conn: Connection, account_id: int, key: str, key_type: DictKeyType) -> bool:
+    """Register `key` to the account; False if any account holds it already."""
+    added = await conn.fetchval(
+        "INSERT INTO account_keys (key, key_type, account_id) VALUES ($1, $2, $3) "
+        "ON CONFLICT (key) DO NOTHING RETURNING true",
+        key,
+        key_type,
+        account_id,
+    )
+    return bool(added)
+
+
+async def add_random(conn: Connection, account_id: int) -> str:
+    """A new random (EVP) key for the account, as every account gets at creation."""
+    key = str(uuid.uuid4())
+    await add(conn, account_id, key, "EVP")
+    return key
+
+
+async def owner_of(conn: Connection, key: str) -> AccountKey | None:
+    row = await conn.fetchrow("SELECT * FROM account_keys WHERE key = $1", key)
+    return None if row is None else AccountKey.from_record(row)
+
+
+async def of_account(conn: Connection, account_id: int) -> list[AccountKey]:
+    rows = await conn.fetch(
+        "SELECT * FROM account_keys WHERE account_id = $1 ORDER BY created_at, key", account_id
+    )
+    return [AccountKey.from_record(r) for r in rows]
+
+
+async def remove(conn: Connection, account_id: int, key: str) -> bool:
+    """Unregister the account's `key`; False if the account does not hold it."""
+    removed = await conn.fetchval(
+        "DELETE FROM account_keys WHERE account_id = $1 AND key = $2 RETURNING true",
+        account_id,
+        key,
+    )
+    return bool(removed)
