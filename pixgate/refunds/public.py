@@ -2,7 +2,17 @@
 import."""
 
 from pixgate.refunds import service
-from pixgate.refunds.rules import RETURN_KINDS, RefundKind
+from pixgate.refunds.queries import received_pix
+from pixgate.refunds.rules import RETURN_KINDS, ReceivedPix, RefundKind, pix_body
 from pixgate.refunds.schemas import RefundOutRequest, RefundOutResponse
 
-__all__ = ["RETURN_KINDS", "RefundKind", "RefundOutRequest", "RefundOutResponse", "service"]
+__all__ = [
+    "RETURN_KINDS",
+    "ReceivedPix",
+    "RefundKind",
+    "RefundOutRequest",
+    "RefundOutResponse",
+    "pix_body",
+    "received_pix",
+    "service",
+]

@@ -31,7 +31,7 @@ from pixgate.core.errors import (
 from pixgate.core.labels import OperationType, TransactionStatus
 from pixgate.core.money import format_amount, to_decimal
 from pixgate.jobs.public import DELIVER_WEBHOOK, SETTLE_PAYOUT, wake_workers
-from pixgate.refunds.rules import Natureza, RefundKind
+from pixgate.refunds.rules import Devolucao, Natureza, ReceivedPix, RefundKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +56,20 @@ class Refund:
     processed_at: datetime | None
     original_id: int
     original_end_to_end_id: str | None
+
+    def devolucao(self) -> Devolucao:
+        """This refund of a received PIX as a `Devolucao`."""
+        return Devolucao(
+            id=self.external_id or "",
+            rtr_id=self.end_to_end_id or "",
+            amount=self.amount,
+            natureza=self.natureza or Natureza.ORIGINAL,
+            description=self.description,
+            status=self.status,
+            requested_at=self.created_at,
+            settled_at=self.processed_at,
+            error_message=self.error_message,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,3 +321,57 @@ async def original_by_end_to_end_id(
             end_to_end_id,
         )
     )
+
+
+# --- received PIX -------------------------------------------------------------------------
+
+_RECEIVED = """
+    SELECT t.id, t.account_id, t.end_to_end_id, t.amount, t.pix_key,
+           coalesce(t.processed_at, t.created_at) AS at,
+           t.details ->> 'infoPagador' AS payer_message, c.txid
+    FROM transactions t LEFT JOIN charges c ON c.transaction_id = t.id
+    WHERE t.account_id = $1 AND t.operation = 'PAYMENT' AND t.status = 'CONFIRMED'
+"""
+"""A received PIX is a CONFIRMED PAYMENT of the account; `txid` the charge's it paid."""
+
+
+async def _devolucoes(conn: Connection, pix_ids: list[int]) -> dict[int, tuple[Devolucao, ...]]:
+    """The refunds of these received PIX (every door's, every status), oldest first."""
+    rows = await conn.fetch(
+        f"{_SELECT} WHERE r.parent_id = ANY($1::bigint[]) AND r.operation = 'REFUND_IN' "
+        "ORDER BY r.created_at, r.id",
+        pix_ids,
+    )
+    found: dict[int, list[Devolucao]] = {}
+    for row in rows:
+        refund = _refund(row)
+        found.setdefault(refund.original_id, []).append(refund.devolucao())
+    return {pix_id: tuple(items) for pix_id, items in found.items()}
+
+
+async def _with_devolucoes(conn: Connection, rows: list[asyncpg.Record]) -> list[ReceivedPix]:
+    devolucoes = await _devolucoes(conn, [row["id"] for row in rows]) if rows else {}
+    return [
+        ReceivedPix(
+            id=row["id"],
+            account_id=row["account_id"],
+            end_to_end_id=row["end_to_end_id"],
+            txid=row["txid"],
+            amount=row["amount"],
+            key=row["pix_key"],
+            at=row["at"],
+            payer_message=row["payer_message"],
+            devolucoes=devolucoes.get(row["id"], ()),
+        )
+        for row in rows
+    ]
+
+
+async def received_pix(conn: Connection, account_id: int, end_to_end_id: str) -> ReceivedPix | None:
+    """The PIX the account received with this end-to-end id, with its refunds; None if the
+    account received none by that id."""
+    row = await conn.fetchrow(f"{_RECEIVED} AND t.end_to_end_id = $2", account_id, end_to_end_id)
+    if row is None:
+        return None
+    (received,) = await _with_devolucoes(conn, [row])
+    return received
