@@ -5,6 +5,7 @@ from pixgate.accounts.queries import accounts as accounts_queries
 from pixgate.accounts.queries.accounts import Account, Terms
 from pixgate.accounts.queries.accounts import get as get_account
 from pixgate.accounts.queries.keys import AccountKey
+from pixgate.accounts.queries.keys import of_account as keys_of
 from pixgate.accounts.queries.keys import owner_of as key_owner
 from pixgate.accounts.routes.deps import (
     CurrentAccount,
@@ -33,5 +34,6 @@ __all__ = [
     "get_account",
     "granted",
     "key_owner",
+    "keys_of",
     "sandbox_only",
 ]

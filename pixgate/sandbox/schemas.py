@@ -12,6 +12,7 @@ from pixgate.core.http.schemas import (
     AwareTimestamp,
     example,
 )
+from pixgate.core.pix_keys import MAX_EMAIL
 from pixgate.payouts.public import EXAMPLE_CODE
 
 
@@ -41,6 +42,9 @@ class SandboxPayRequest(BaseModel):
     pixCode: str = Field(min_length=1, max_length=512)
     payer: SandboxPayer
     paidAt: AwareTimestamp | None = Field(default=None, description="may lie in the past")
+    infoPagador: str | None = Field(
+        default=None, max_length=140, description="the payer's message to the receiver"
+    )
 
 
 class SandboxIncomingRequest(BaseModel):
@@ -57,6 +61,14 @@ class SandboxIncomingRequest(BaseModel):
     value: Amount
     payer: SandboxPayer
     paidAt: AwareTimestamp | None = Field(default=None, description="may lie in the past")
+    chave: str | None = Field(
+        default=None,
+        max_length=MAX_EMAIL,
+        description="the key of the account that receives it; absent: the account's first",
+    )
+    infoPagador: str | None = Field(
+        default=None, max_length=140, description="the payer's message to the receiver"
+    )
 
 
 class Received(ApiModel):

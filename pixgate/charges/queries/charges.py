@@ -172,9 +172,22 @@ async def insert_splits(conn: Connection, charge_id: int, splits: Sequence[Split
 
 
 async def by_location_token(conn: Connection, token: str) -> Charge | None:
-    """Any account's charge at a location: the payer's side finds the charge it pays."""
+    """Any account's charge at a location: the payer's side finds the charge it pays.
+
+    A payload location (every cob's) serves the cob linked to it now, or nothing; a cash-in
+    charge's token is its own."""
     return charge_or_none(
-        await conn.fetchrow("SELECT * FROM charges WHERE location_token = $1", token)
+        await conn.fetchrow(
+            """
+            SELECT c.* FROM locations l JOIN charges c ON c.id = l.charge_id
+            WHERE l.token = $1
+            UNION ALL
+            SELECT * FROM charges
+            WHERE location_token = $1 AND kind <> 'cob'
+              AND NOT EXISTS (SELECT 1 FROM locations WHERE token = $1)
+            """,
+            token,
+        )
     )
 
 
@@ -267,14 +280,18 @@ async def confirm_payment(
     end_to_end_id: str,
     counterpart: Counterpart,
     processed_at: datetime,
+    pix_key: str | None,
+    payer_message: str | None = None,
 ) -> Transaction:
-    """The charge's PENDING PAYMENT becomes CONFIRMED with the payment's facts."""
+    """The charge's PENDING PAYMENT becomes CONFIRMED with the payment's facts: the key that
+    received it and the payer's message (`details.infoPagador`) among them."""
     row = await conn.fetchrow(
         """
         UPDATE transactions
         SET status = 'CONFIRMED', amount = $2, fee = $3, end_to_end_id = $4,
             counterpart = $5, counterpart_ispb = $6, counterpart_account_id = $7,
-            processed_at = $8
+            processed_at = $8, pix_key = $9,
+            details = details || jsonb_strip_nulls(jsonb_build_object('infoPagador', $10::text))
         WHERE id = $1 AND status = 'PENDING'
         RETURNING *
         """,
@@ -286,6 +303,8 @@ async def confirm_payment(
         counterpart.ispb,
         counterpart.account_id,
         processed_at,
+        pix_key,
+        payer_message,
     )
     if row is None:
         raise RuntimeError(f"payment transaction {transaction_id} of an open charge is not PENDING")
@@ -303,15 +322,19 @@ async def insert_received(
     counterpart: Counterpart,
     at: datetime,
     description: str | None = None,
+    pix_key: str | None = None,
+    payer_message: str | None = None,
 ) -> Transaction:
-    """A PIX received without a charge (sandbox `incoming`), CONFIRMED at once."""
+    """A PIX received without a charge (sandbox `incoming`), CONFIRMED at once, with the key
+    that received it and the payer's message (`details.infoPagador`)."""
     row = await conn.fetchrow(
         """
         INSERT INTO transactions (account_id, operation, kind, status, amount, fee,
                                   end_to_end_id, counterpart, counterpart_ispb,
                                   counterpart_account_id, description, created_at,
-                                  processed_at)
-        VALUES ($1, 'PAYMENT', $2, 'CONFIRMED', $3, $4, $5, $6, $7, $8, $9, $10, $10)
+                                  processed_at, pix_key, details)
+        VALUES ($1, 'PAYMENT', $2, 'CONFIRMED', $3, $4, $5, $6, $7, $8, $9, $10, $10, $11,
+                jsonb_strip_nulls(jsonb_build_object('infoPagador', $12::text)))
         RETURNING *
         """,
         account_id,
@@ -324,6 +347,8 @@ async def insert_received(
         counterpart.account_id,
         description,
         at,
+        pix_key,
+        payer_message,
     )
     assert row is not None
     return Transaction.from_record(row)

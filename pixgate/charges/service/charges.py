@@ -20,7 +20,7 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from pixgate.accounts.public import Account, fees, get_account
+from pixgate.accounts.public import Account, fees, get_account, keys_of
 from pixgate.charges.queries import charges as charge_rows
 from pixgate.charges.queries.charges import Charge
 from pixgate.charges.service import splits
@@ -33,6 +33,7 @@ from pixgate.core.errors import ChargeNotFound, ChargeNotPayable, NotFound, Vali
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import ChargeStatus, TransactionKind
 from pixgate.core.money import InvalidAmount, amount_cents
+from pixgate.core.pix_keys import dict_key_type, normalize_key
 from pixgate.core.settings import Settings
 from pixgate.ledger.public import Transaction, journal
 from pixgate.runtime import Runtime
@@ -58,10 +59,12 @@ class Received:
 
 @dataclass(frozen=True, slots=True)
 class Payer:
-    """Who pays from outside (sandbox): a name and a CPF/CNPJ."""
+    """Who pays from outside (sandbox): a name and a CPF/CNPJ, and their message to the
+    receiver (a Pix's `infoPagador`)."""
 
     name: str
     document: str
+    message: str | None = None
 
 
 def _without_scheme(url: str) -> str:
@@ -98,11 +101,13 @@ async def pay(
     end_to_end_id: str,
     paid_at: datetime,
     now: datetime,
+    payer_message: str | None = None,
 ) -> Received:
     """Pay an open charge (a row as read) in the caller's transaction.
 
     The receiving account is locked before the charge (see `charges.lock_accounts`);
-    ChargeNotPayable if the charge is no longer open.
+    ChargeNotPayable if the charge is no longer open. The payment is received by the cob's
+    `chave`, or for a cash-in charge by the account's first key.
     """
     locked = await charge_rows.lock_accounts(conn, [charge.account_id])
     paid = await charge_rows.mark_paid(conn, charge.id, paid_at=paid_at, now=now)
@@ -119,6 +124,8 @@ async def pay(
         end_to_end_id=end_to_end_id,
         counterpart=payer,
         processed_at=paid_at,
+        pix_key=await _receiving_key(conn, charge),
+        payer_message=payer_message,
     )
     await _credit(conn, payment, extra={"txId": charge.txid})
     await splits.on_payment(conn, settings, charge=charge, payment=payment, now=now)
@@ -134,8 +141,11 @@ async def receive(
     payer: Counterpart,
     end_to_end_id: str,
     at: datetime,
+    key: str | None = None,
+    payer_message: str | None = None,
 ) -> Received:
-    """A PIX received without a charge, credited in the caller's transaction."""
+    """A PIX received without a charge by the account's `key`, credited in the caller's
+    transaction."""
     account = await get_account(conn, account_id)
     if account is None:
         raise NotFound("account not found")
@@ -149,9 +159,20 @@ async def receive(
         end_to_end_id=end_to_end_id,
         counterpart=payer,
         at=at,
+        pix_key=key,
+        payer_message=payer_message,
     )
     await _credit(conn, payment, extra=None)
     return _received(payment)
+
+
+async def _receiving_key(conn: Connection, charge: Charge) -> str | None:
+    """The key a charge's payment arrives by: the cob's `chave`, else the account's first."""
+    chave = charge.body.get("chave")
+    if isinstance(chave, str):
+        return chave
+    keys = await keys_of(conn, charge.account_id)
+    return keys[0].key if keys else None
 
 
 def _fee(settings: Settings, account_fees: dict[str, Any], amount: int) -> int:
@@ -247,6 +268,7 @@ async def sandbox_pay(
             end_to_end_id=new_end_to_end_id(counterpart.ispb, at),
             paid_at=at,
             now=rt.clock.now(),
+            payer_message=payer.message,
         )
 
 
@@ -257,8 +279,10 @@ async def sandbox_incoming(
     payer: Payer,
     *,
     paid_at: datetime | None = None,
+    key: str | None = None,
 ) -> Received:
-    """A PIX from outside, without a charge, received by the caller's account."""
+    """A PIX from outside, without a charge, received by the caller's account through `key`
+    (one of its keys; None: its first)."""
     try:
         amount = amount_cents(value)
     except InvalidAmount as exc:
@@ -274,4 +298,18 @@ async def sandbox_incoming(
             payer=counterpart,
             end_to_end_id=new_end_to_end_id(counterpart.ispb, at),
             at=at,
+            key=await _key_of_account(conn, account_id, key),
+            payer_message=payer.message,
         )
+
+
+async def _key_of_account(conn: Connection, account_id: int, key: str | None) -> str | None:
+    """`key` if the account holds it (ValidationFailed if not), or the account's first key."""
+    keys = [held.key for held in await keys_of(conn, account_id)]
+    if key is None:
+        return keys[0] if keys else None
+    key_type = dict_key_type(key)
+    canonical = normalize_key(key, key_type) if key_type is not None else key
+    if canonical not in keys:
+        raise ValidationFailed(["chave: not a key of this account"])
+    return canonical

@@ -14,7 +14,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
 
-from pixgate.accounts.public import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.accounts.public import RuntimeDep, Scope, auth, granted, sandbox_only
 from pixgate.charges.public import charges_service as charges
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.responses import JSONResponse, exact
@@ -47,8 +47,8 @@ def _received(received: charges.Received) -> Received:
     )
 
 
-def _payer(payer: SandboxPayer) -> charges.Payer:
-    return charges.Payer(name=payer.name, document=payer.document)
+def _payer(payer: SandboxPayer, message: str | None) -> charges.Payer:
+    return charges.Payer(name=payer.name, document=payer.document, message=message)
 
 
 @router.post(
@@ -58,8 +58,14 @@ def _payer(payer: SandboxPayer) -> charges.Payer:
     summary="Pay a cash-in charge or cob by its copy-and-paste code",
     responses={409: {"model": ApiError}, 422: {"model": ApiError}},
 )
-async def pay(body: SandboxPayRequest, rt: RuntimeDep, who: CurrentAccount) -> Received:
-    received = await charges.sandbox_pay(rt, body.pixCode, _payer(body.payer), paid_at=body.paidAt)
+async def pay(
+    body: SandboxPayRequest,
+    rt: RuntimeDep,
+    who: Annotated[auth.Principal, granted(Scope.COB_WRITE)],
+) -> Received:
+    received = await charges.sandbox_pay(
+        rt, body.pixCode, _payer(body.payer, body.infoPagador), paid_at=body.paidAt
+    )
     return _received(received)
 
 
@@ -69,9 +75,18 @@ async def pay(body: SandboxPayRequest, rt: RuntimeDep, who: CurrentAccount) -> R
     response_model=Received,
     summary="Receive a PIX without a charge",
 )
-async def incoming(body: SandboxIncomingRequest, rt: RuntimeDep, who: CurrentAccount) -> Received:
+async def incoming(
+    body: SandboxIncomingRequest,
+    rt: RuntimeDep,
+    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
+) -> Received:
     received = await charges.sandbox_incoming(
-        rt, who.account_id, body.value, _payer(body.payer), paid_at=body.paidAt
+        rt,
+        who.account_id,
+        body.value,
+        _payer(body.payer, body.infoPagador),
+        paid_at=body.paidAt,
+        key=body.chave,
     )
     return _received(received)
 
@@ -89,7 +104,7 @@ async def refund_out(
     ],
     body: RefundOutRequest,
     rt: RuntimeDep,
-    who: CurrentAccount,
+    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
 ) -> JSONResponse:
     refund = await refunds.refund_out(rt, who.account_id, original, body.value)
     assert refund.end_to_end_id is not None
