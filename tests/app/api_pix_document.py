@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import re
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
@@ -26,6 +27,7 @@ import yaml
 
 DOCUMENT = Path(__file__).resolve().parents[2] / "docs/reference/bcb-pix-api/openapi.yaml"
 METHODS = ("get", "put", "post", "patch", "delete")
+PROBLEM = "application/problem+json"
 
 Document = dict[str, Any]
 
@@ -152,7 +154,7 @@ def uri_or_schemeless_location(value: str) -> bool:
 
 @cache
 def _validator(method: str, path_template: str, status: str, media_type: str) -> Any:
-    content = operation(method, path_template)["responses"][status].get("content", {})
+    content = _responses(method, path_template, int(status))[status]["content"]
     return jsonschema_rs.Draft4Validator(
         content[media_type]["schema"],
         validate_formats=True,
@@ -160,11 +162,47 @@ def _validator(method: str, path_template: str, status: str, media_type: str) ->
     )
 
 
+ERROR_TYPE_BASE = "https://pix.bcb.gov.br/api/v2/error/"
+_ERROR_TYPE = re.compile(
+    r"^ *### `(\w+)`\s+\* __Significado__:.*?__HTTP Status Code__: \[(\d+)", re.M | re.S
+)
+
+
+@cache
+def error_types() -> dict[str, int]:
+    """The error types the document's "Tratamento de erros" lists, with their status (the
+    first one it names)."""
+    found = _ERROR_TYPE.findall(document()["info"]["description"])
+    return {name: int(status) for name, status in found}
+
+
+@cache
+def general_errors() -> dict[int, str]:
+    """Its "Gerais" section: errors "que poderiam ser retornados por quaisquer endpoints", so
+    an operation may answer them though its `responses` do not list them (the list queries
+    declare no 400, yet `CobConsultaInvalida` and the like are theirs)."""
+    description = document()["info"]["description"]
+    section = description.split("## Gerais", 1)[1].split("\n## ", 1)[0]
+    return {int(status): name for name, status in _ERROR_TYPE.findall(section)}
+
+
+def _responses(method: str, path_template: str, status: int) -> dict[str, Any]:
+    responses: dict[str, Any] = operation(method, path_template)["responses"]
+    if str(status) in responses:
+        return responses
+    if status in general_errors():
+        problem = document()["components"]["schemas"]["Problema"]
+        general = {"content": {PROBLEM: {"schema": resolve(problem)}}}
+        return {**responses, str(status): general}
+    return responses
+
+
 def assert_conforms(response: httpx.Response, method: str, path_template: str) -> Any:
     """Fail unless `response` is an answer the document allows for the operation; return the
-    body (the JWS payload's claims for `application/jose`)."""
+    body (the JWS payload's claims for `application/jose`). An error's `type` must be one the
+    document lists."""
     where = f"{method.upper()} {path_template} answered {response.status_code}"
-    responses = operation(method, path_template)["responses"]
+    responses = _responses(method, path_template, response.status_code)
     status = str(response.status_code)
     assert status in responses, f"{where}, not one of {sorted(responses)}: {response.text}"
     content = responses[status].get("content", {})
@@ -179,6 +217,10 @@ def assert_conforms(response: httpx.Response, method: str, path_template: str) -
         for error in _validator(method.upper(), path_template, status, media_type).iter_errors(body)
     ]
     assert not errors, f"{where} with a body the schema refuses:\n" + "\n".join(errors)
+    if media_type == PROBLEM:
+        kind = str(body["type"]).removeprefix(ERROR_TYPE_BASE)
+        assert kind in error_types(), f"{where} with a type the document does not list: {body}"
+        assert body["status"] == response.status_code, f"{where} with {body}"
     return body
 
 

@@ -157,3 +157,18 @@ def _parametros() -> dict[str, Any]:
 def _problem(status: int) -> dict[str, Any]:
     name = {403: "AcessoNegado", 404: "NaoEncontrado"}[status]
     return {"type": f"https://pix.bcb.gov.br/api/v2/error/{name}", "title": name, "status": status}
+
+
+def test_a_general_error_is_allowed_where_the_operation_does_not_list_it() -> None:
+    """The document's "Gerais" errors may come from any endpoint: GET /cob lists no 400, yet
+    its query errors are `CobConsultaInvalida` 400."""
+    assert doc.general_errors()[400] == "RequisicaoInvalida"
+    assert doc.error_types()["CobConsultaInvalida"] == 400
+    invalid = {**_problem(404), "type": doc.ERROR_TYPE_BASE + "CobConsultaInvalida", "status": 400}
+    assert doc.assert_conforms(answer(400, invalid, PROBLEM), "GET", "/cob")
+    unknown = {**invalid, "type": doc.ERROR_TYPE_BASE + "CobQueryInvalid"}
+    with pytest.raises(AssertionError, match="type the document does not list"):
+        doc.assert_conforms(answer(400, unknown, PROBLEM), "GET", "/cob")
+    mismatched = {**invalid, "status": 404}
+    with pytest.raises(AssertionError):
+        doc.assert_conforms(answer(400, mismatched, PROBLEM), "GET", "/cob")
