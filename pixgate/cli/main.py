@@ -1,4 +1,5 @@
-"""The `pixgate` command line: serve, worker, database, accounts, credentials, certificates, ledger.
+"""The `pixgate` command line: serve, worker, database, accounts (and their PIX keys),
+credentials, certificates, ledger.
 
 Each command goes options -> service -> Rich table or `--json`. A `PixgateError`
 prints its code and message and exits 1.
@@ -20,6 +21,7 @@ import typer
 from rich.table import Table
 
 from pixgate.cli.common import console, database_url, emit_json, money, run
+from pixgate.cli.keys import keys_app
 from pixgate.cli.webhooks import webhooks_app
 from pixgate.core.settings import Settings
 from pixgate.runtime import Runtime, resolve_database_url
@@ -39,6 +41,7 @@ app.add_typer(credentials_app, name="credentials")
 app.add_typer(certs_app, name="certs")
 app.add_typer(ledger_app, name="ledger")
 app.add_typer(webhooks_app, name="webhooks")
+accounts_app.add_typer(keys_app, name="keys")
 
 
 # --- serving --------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ from datetime import datetime
 
 import asyncpg
 
-from pixgate.core.db.pool import Connection
+from pixgate.core.db.batches import read_by_key
+from pixgate.core.db.pool import Connection, Database
 from pixgate.core.pix_keys import DictKeyType
 
 
@@ -48,6 +49,24 @@ async def add_random(conn: Connection, account_id: int) -> str:
 async def owner_of(conn: Connection, key: str) -> AccountKey | None:
     row = await conn.fetchrow("SELECT * FROM account_keys WHERE key = $1", key)
     return None if row is None else AccountKey.from_record(row)
+
+
+async def owner_locked(conn: Connection, key: str) -> AccountKey | None:
+    """The key's holder, its row share-locked until the transaction ends: a payment settled
+    in the house to this key credits the account that holds it at commit (a removal waits)."""
+    row = await conn.fetchrow("SELECT * FROM account_keys WHERE key = $1 FOR KEY SHARE", key)
+    return None if row is None else AccountKey.from_record(row)
+
+
+OWNERS = read_by_key(
+    "SELECT * FROM account_keys WHERE key = ANY($1::text[])", "key", AccountKey.from_record
+)
+
+
+async def find_owner(db: Database, key: str) -> AccountKey | None:
+    """`owner_of` on a pool connection, read with the others asked for meanwhile: every
+    cash-out asks whether its key is one of ours."""
+    return await db.batcher(OWNERS).submit("account_keys", key)
 
 
 async def of_account(conn: Connection, account_id: int) -> list[AccountKey]:
