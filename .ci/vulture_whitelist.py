@@ -9,6 +9,7 @@ from pixgate.jobs.queue import JobStatus
 from pixgate.med.rules import MedCause
 from pixgate.payouts.rules import AcceptMode
 from pixgate.webhooks.service import transport
+from tests.deploy.test_pypix_api import PixgatePixAPI
 
 # Enum members that the database stores and the code reads by value (`JobStatus(row[...])`,
 # a CHECK constraint, an HTTP field), never by name.
@@ -35,3 +36,6 @@ _ = transport.httpx.AsyncClient._cookies
 # Attributes set for a library to read: FastAPI reads a webhook receiver's signature from
 # `__annotations__`; schemathesis reads `node._nodeid`; `decimal` reads a context's `prec`.
 _ = object.__annotations__, object._nodeid, object.prec
+
+# pypix-api's bank interface, which the client test implements: the library reads these.
+_ = PixgatePixAPI.TOKEN_URL, PixgatePixAPI.get_bank_code, PixgatePixAPI.get_base_url

@@ -172,3 +172,18 @@ def test_a_general_error_is_allowed_where_the_operation_does_not_list_it() -> No
     mismatched = {**invalid, "status": 404}
     with pytest.raises(AssertionError):
         doc.assert_conforms(answer(400, mismatched, PROBLEM), "GET", "/cob")
+
+
+def test_an_error_type_must_be_one_the_document_gives_the_operation() -> None:
+    """Each type names its endpoints; a general one may come from any."""
+    other = {**_problem(404), "type": doc.ERROR_TYPE_BASE + "PixDevolucaoInvalida", "status": 400}
+    with pytest.raises(AssertionError, match="gives other operations"):
+        doc.assert_conforms(answer(400, other, PROBLEM), "PUT", "/cob/{txid}")
+    assert "CobNaoEncontrado" in doc.types_for("GET", "/cob/{txid}")
+    assert "CobNaoEncontrado" not in doc.types_for("GET", "/pix/{e2eid}")
+    assert "NaoEncontrado" in doc.types_for("GET", "/pix/{e2eid}")
+
+
+def test_erratum_5_post_cob_answers_cob_operacao_invalida() -> None:
+    invalid = {**_problem(404), "type": doc.ERROR_TYPE_BASE + "CobOperacaoInvalida", "status": 400}
+    assert doc.assert_conforms(answer(400, invalid, PROBLEM), "POST", "/cob")
