@@ -506,3 +506,22 @@ async def test_an_extension_answers_in_the_familys_problems(
         problem = response.json()
         assert problem["status"] == status
         assert kind is None or problem["type"] == doc.ERROR_TYPE_BASE + kind
+
+
+async def test_a_paid_cobs_payload_is_no_longer_served(world: World) -> None:
+    """The document lets a PSP answer a payload it no longer serves with 404 or 410; pixgate
+    answers the 404 its operation declares, as `CobPayloadNaoEncontrado`."""
+    if ("GET", "/{pixUrlAccessToken}") not in served():
+        pytest.skip("the public payload is not served")
+    cob = await world.cob()
+    paid = await world.client.post(
+        "/sandbox/pix/pay",
+        headers=world.auth,
+        json={"pixCode": cob["pixCopiaECola"], "payer": {"name": "Pagador", "document": CPF}},
+    )
+    assert paid.status_code == 201, paid.text
+    path = urlsplit("https://" + cob["loc"]["location"]).path
+    response = await world.client.get(path)
+    assert response.status_code == 404, response.text
+    problem = doc.assert_conforms(response, "GET", "/{pixUrlAccessToken}")
+    assert problem["type"] == doc.ERROR_TYPE_BASE + "CobPayloadNaoEncontrado"
