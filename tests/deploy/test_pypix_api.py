@@ -25,6 +25,8 @@ from pypix_api import OAuth2Client, PixCobranca, StatusCob
 from pypix_api.banks.base import BankPixAPIBase
 from pypix_api.exceptions import PixAcessoNegadoException, PixRecursoNaoEncontradoException
 
+from pixgate.accounts.rules.clients import AuthMethod
+from pixgate.accounts.service import accounts
 from pixgate.accounts.service.accounts import NewAccount
 from pixgate.runtime import Runtime
 from tests.app import api_pix_document as doc
@@ -99,18 +101,23 @@ def front(database_url: str) -> Iterator[Front]:
 
 
 def bank_for(
-    account: NewAccount, front: Front, tmp_path: Path, scopes: str = SCOPES
+    account: NewAccount,
+    front: Front,
+    tmp_path: Path,
+    scopes: str = SCOPES,
+    credential: tuple[str, str | None] | None = None,
 ) -> tuple[PixgatePixAPI, Recorded]:
     """The library's bank for `account`: its certificate and key files (mTLS), its client id
-    and secret (HTTP Basic at the token URL), nginx's CA trusted."""
+    and secret (HTTP Basic at the token URL) or `credential`'s, nginx's CA trusted."""
+    client_id, client_secret = credential or (account.client_id, account.client_secret)
     certificate, key = tmp_path / "client.crt", tmp_path / "client.key"
     certificate.write_text(account.certificate_pem)
     key.write_text(account.private_key_pem)
     key.chmod(0o600)
     oauth = OAuth2Client(
         token_url=f"{front.https}/oauth/token",
-        client_id=account.client_id,
-        client_secret=account.client_secret,
+        client_id=client_id,
+        client_secret=client_secret,
         cert=str(certificate),
         pvk=str(key),
     )
@@ -269,3 +276,23 @@ async def test_the_library_gets_the_documents_errors(
 
     await asyncio.to_thread(refused)
     assert recorded.check_against_the_document() == ["GET /cob/{txid} 404", "PUT /cob/{txid} 403"]
+
+
+async def test_a_certificate_only_credential_gets_its_token_as_the_library_asks(
+    rt: Runtime, front: Front, tmp_path: Path
+) -> None:
+    """Without a secret the library sends `client_id` in the form and lets the TLS client
+    certificate authenticate it (as Banco do Brasil and Sicoob are called): a `tls_client_auth`
+    credential of pixgate works so."""
+    account = await make_account(rt)
+    credential = await accounts.create_credential(
+        rt, account.account_id, method=AuthMethod.TLS_CLIENT_AUTH
+    )
+    assert credential.client_secret is None
+    bank, recorded = bank_for(account, front, tmp_path, credential=(credential.client_id, None))
+    created = await asyncio.to_thread(bank.criar_cob_auto_txid, cob_body(account))
+    assert as_model(created).status == "ATIVA"
+    token = recorded.answers[0]
+    assert token.status_code == 200
+    assert "authorization" not in {name.lower() for name in token.request.headers}
+    assert recorded.check_against_the_document() == ["POST /cob 201"]
