@@ -37,5 +37,7 @@ _ = transport.httpx.AsyncClient._cookies
 # `__annotations__`; schemathesis reads `node._nodeid`; `decimal` reads a context's `prec`.
 _ = object.__annotations__, object._nodeid, object.prec
 
-# pypix-api's bank interface, which the client test implements: the library reads these.
+# pypix-api's bank interface, which the client test implements: the library reads these; and
+# its requests session's `trust_env`, which requests reads.
 _ = PixgatePixAPI.TOKEN_URL, PixgatePixAPI.get_bank_code, PixgatePixAPI.get_base_url
+_ = object.trust_env
