@@ -13,7 +13,7 @@ from pixgate.dashboard.routes import webhooks as dashboard_webhooks
 from pixgate.ledger import routes as transactions
 from pixgate.med.routes import med, sandbox_med
 from pixgate.payouts.routes import cash_out, cash_out_qrcode, dict_transfer
-from pixgate.refunds.routes import devolucao, refund_in
+from pixgate.refunds.routes import api_pix_devolucao, api_pix_pix, devolucao, refund_in
 from pixgate.sandbox.routes import dict as sandbox_dict
 from pixgate.sandbox.routes import pix as sandbox_pix
 from pixgate.webhooks import routes as webhooks
@@ -41,4 +41,7 @@ ROUTERS: list[APIRouter] = [
     dashboard.router,
 ]
 
-API_PIX_ROUTERS: list[APIRouter] = []
+API_PIX_ROUTERS: list[APIRouter] = [
+    api_pix_pix.router,
+    api_pix_devolucao.router,
+]

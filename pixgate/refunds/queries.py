@@ -31,7 +31,14 @@ from pixgate.core.errors import (
 from pixgate.core.labels import OperationType, TransactionStatus
 from pixgate.core.money import format_amount, to_decimal
 from pixgate.jobs.public import DELIVER_WEBHOOK, SETTLE_PAYOUT, wake_workers
-from pixgate.refunds.rules import Devolucao, Natureza, ReceivedPix, RefundKind
+from pixgate.refunds.rules import (
+    Devolucao,
+    Natureza,
+    PixQuery,
+    ReceivedPage,
+    ReceivedPix,
+    RefundKind,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,3 +382,39 @@ async def received_pix(conn: Connection, account_id: int, end_to_end_id: str) ->
         return None
     (received,) = await _with_devolucoes(conn, [row])
     return received
+
+
+_MATCHING = """
+    AND t.processed_at >= $2 AND t.processed_at <= $3
+    AND ($4::text IS NULL OR c.txid = $4)
+    AND ($5::boolean IS NULL OR (c.txid IS NOT NULL) = $5)
+    AND ($6::boolean IS NULL OR EXISTS (
+        SELECT 1 FROM transactions r WHERE r.parent_id = t.id AND r.operation = 'REFUND_IN'
+    ) = $6)
+    AND ($7::text IS NULL OR t.counterpart ->> 'document' = $7)
+"""
+"""GET /pix's filters on `_RECEIVED` ($1 the account)."""
+_COUNTING = "SELECT count(*) FROM ("
+_COUNT = f"{_COUNTING}{_RECEIVED}{_MATCHING}) AS matching"
+
+
+async def received_page(conn: Connection, account_id: int, query: PixQuery) -> ReceivedPage:
+    """One page of the account's received PIX that match `query`, oldest credit first, and
+    how many match in all."""
+    args = (
+        account_id,
+        query.start,
+        query.end,
+        query.txid,
+        query.txid_present,
+        query.refund_present,
+        query.cpf or query.cnpj,
+    )
+    total: int = await conn.fetchval(_COUNT, *args)
+    rows = await conn.fetch(
+        f"{_RECEIVED} {_MATCHING} ORDER BY t.processed_at, t.id LIMIT $8 OFFSET $9",
+        *args,
+        query.per_page,
+        query.page * query.per_page,
+    )
+    return ReceivedPage(items=tuple(await _with_devolucoes(conn, list(rows))), total=total)

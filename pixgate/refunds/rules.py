@@ -112,6 +112,35 @@ class ReceivedPix:
     devolucoes: tuple[Devolucao, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class PixQuery:
+    """GET /pix: the account's received PIX credited from `start` to `end` (both included),
+    narrowed by the filters given (None: not filtered), one page of them."""
+
+    start: datetime
+    end: datetime
+    txid: str | None
+    txid_present: bool | None
+    refund_present: bool | None
+    cpf: str | None
+    """The payer's CPF (not with `cnpj`)."""
+    cnpj: str | None
+    page: int
+    """0-based, as the Central Bank's `paginacao.paginaAtual`."""
+    per_page: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedPage:
+    items: tuple[ReceivedPix, ...]
+    total: int
+    """How many received PIX match, over every page."""
+
+    def pages(self, per_page: int) -> int:
+        """The count of pages: at least 1 (the document's minimum), even with nothing found."""
+        return max(1, -(-self.total // per_page))
+
+
 def devolucao_body(devolucao: Devolucao) -> dict[str, Any]:
     """The Central Bank's `Devolucao` object: `horario.liquidacao` once DEVOLVIDO, `motivo`
     once NAO_REALIZADO, members without a value left out."""

@@ -9,7 +9,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.core.http.schemas import Amount, ApiModel, CentralBankAmount, Money, example
-from pixgate.refunds.rules import REFUND_ID_PATTERN, DevolucaoStatus, Natureza
+from pixgate.refunds.rules import (
+    END_TO_END_PATTERN,
+    REFUND_ID_PATTERN,
+    DevolucaoStatus,
+    Natureza,
+)
 
 MAX_DESCRIPTION = 140
 """What the pacs.004's RemittanceInformation holds."""
@@ -78,6 +83,44 @@ class DevolucaoResponse(ApiModel):
     horario: Horario
     status: DevolucaoStatus
     motivo: str | None = Field(default=None, max_length=140)
+
+
+class Pix(ApiModel):
+    """The Central Bank's `Pix`: a PIX the account received; members without a value, and
+    `devolucoes` when there is none, are left out."""
+
+    end_to_end_id: str = Field(pattern=END_TO_END_PATTERN)
+    txid: str | None = None
+    valor: str
+    chave: str | None = Field(default=None, max_length=77)
+    horario: str
+    info_pagador: str | None = Field(default=None, max_length=140)
+    devolucoes: list[DevolucaoResponse] | None = None
+
+
+class Paginacao(ApiModel):
+    pagina_atual: int
+    itens_por_pagina: int
+    quantidade_de_paginas: int
+    quantidade_total_de_itens: int
+
+
+class ParametrosConsultaPix(ApiModel):
+    """The query as understood, echoed, with the page's totals."""
+
+    inicio: str
+    fim: str
+    txid: str | None = None
+    tx_id_presente: bool | None = None
+    devolucao_presente: bool | None = None
+    cpf: str | None = None
+    cnpj: str | None = None
+    paginacao: Paginacao
+
+
+class PixConsultados(ApiModel):
+    parametros: ParametrosConsultaPix
+    pix: list[Pix]
 
 
 class RefundOutRequest(BaseModel):

@@ -57,7 +57,14 @@ from pixgate.provider.base import (
     SettlingBank,
 )
 from pixgate.refunds import queries as rows
-from pixgate.refunds.rules import REQUESTABLE, Natureza, RefundKind
+from pixgate.refunds.rules import (
+    REQUESTABLE,
+    Natureza,
+    PixQuery,
+    ReceivedPage,
+    ReceivedPix,
+    RefundKind,
+)
 from pixgate.runtime import Runtime
 
 Refund = rows.Refund
@@ -165,6 +172,25 @@ async def get_devolucao(rt: Runtime, account_id: int, end_to_end_id: str, refund
     if found is None or found.original_end_to_end_id != end_to_end_id:
         raise NotFound(f"no refund {refund_id} of end-to-end id {end_to_end_id}")
     return found
+
+
+async def received(rt: Runtime, account_id: int, end_to_end_id: str) -> ReceivedPix:
+    """GET /pix/{e2eid}: a PIX the account received, with its refunds."""
+    async with rt.db.connection() as conn:
+        found = await rows.received_pix(conn, account_id, end_to_end_id)
+    if found is None:
+        raise NotFound(f"no PIX received with end-to-end id {end_to_end_id}")
+    return found
+
+
+async def received_list(rt: Runtime, account_id: int, query: PixQuery) -> ReceivedPage:
+    """GET /pix: a page of the PIX the account received in a period."""
+    if query.end < query.start:
+        raise ValidationFailed(["fim: must not be before inicio"])
+    if query.cpf is not None and query.cnpj is not None:
+        raise ValidationFailed(["cnpj: cannot be used together with cpf"])
+    async with rt.db.connection() as conn:
+        return await rows.received_page(conn, account_id, query)
 
 
 async def refund_out(rt: Runtime, account_id: int, original: uuid.UUID, value: Decimal) -> Refund:

@@ -42,6 +42,8 @@ FAMILY_OF = {
     "/api/balance": "SimpleError",
     "/pix/{e2eid}/devolucao/{id}": "SimpleError",
 }
+API_PIX = "/api/v2/"
+"""The API Pix's routes (under the default base path) answer RFC 7807 problems."""
 SCENARIO_ROUTES = {
     ("post", "/api/pix/cash-in"),
     ("post", "/api/pix/cash-out"),
@@ -50,6 +52,7 @@ SCENARIO_ROUTES = {
     ("put", "/cob/{txid}"),
     ("post", "/api/pix/refund-in/{id}"),
     ("put", "/pix/{e2eid}/devolucao/{id}"),
+    ("put", "/api/v2/pix/{e2eid}/devolucao/{id}"),
 }
 
 
@@ -107,7 +110,7 @@ def test_error_bodies_are_the_family_model_and_no_default_422(
     for method, path, operation in operations(document):
         responses = operation["responses"]
         assert "400" in responses, (method, path)
-        family = FAMILY_OF.get(path, "ApiError")
+        family = FAMILY_OF.get(path, "Problem" if path.startswith(API_PIX) else "ApiError")
         for status, response in responses.items():
             if status[0] in "45" and not (path == "/readyz" and status == "503"):
                 assert error_schema(response) == family, (method, path, status)

@@ -58,6 +58,13 @@ async def unknown_devolucao(rt: Runtime, client: httpx.AsyncClient, _: dict[str,
     return Refused("PUT", f"/pix/{UNKNOWN_END_TO_END}/devolucao/d1", {"valor": "1.00"}, 404)
 
 
+async def unknown_api_pix_devolucao(
+    rt: Runtime, client: httpx.AsyncClient, _: dict[str, str]
+) -> Refused:
+    path = f"/api/v2/pix/{UNKNOWN_END_TO_END}/devolucao/d1"
+    return Refused("PUT", path, {"valor": "1.00"}, 404)
+
+
 async def charge_of_no_one(rt: Runtime, client: httpx.AsyncClient, _: dict[str, str]) -> Refused:
     """A code whose location is this gateway's, naming no charge."""
     where = location_url(rt.settings, "0" * 32).split("://", 1)[-1]
@@ -97,6 +104,7 @@ async def unregistered_dict_key(
 REFUSED: dict[tuple[str, str], Build] = {
     ("POST", "/api/pix/refund-in/{id}"): unknown_refund_in,
     ("PUT", "/pix/{e2eid}/devolucao/{id}"): unknown_devolucao,
+    ("PUT", "/api/v2/pix/{e2eid}/devolucao/{id}"): unknown_api_pix_devolucao,
     ("POST", "/api/pix/cash-out-qrcode"): charge_of_no_one,
     ("POST", "/api/pix/cash-in"): cash_in_below_minimum,
     ("PUT", "/cob/{txid}"): cob_txid_in_use,
@@ -160,7 +168,9 @@ async def test_an_empty_scenario_is_refused_listing_the_allowed_ones(
     _, response = await refused_with(rt, client, route, value)
     assert response.status_code == 400, response.text
     body = response.json()
-    message = body["message"] if isinstance(body["message"], str) else body["message"][0]
+    # an API Pix problem says it in `detail`
+    message = body.get("detail") or body["message"]
+    message = message if isinstance(message, str) else message[0]
     assert message.startswith("X-Sandbox-Scenario is empty; allowed: INSUFFICIENT_FUNDS")
     assert body.get("code", "SANDBOX_SCENARIO_UNKNOWN") == "SANDBOX_SCENARIO_UNKNOWN"
 

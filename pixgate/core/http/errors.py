@@ -99,12 +99,21 @@ class ApiPixRoute(PixgateRoute):
     family = Family.API_PIX
     invalid: ClassVar[problems.ProblemType] = problems.REQUISICAO_INVALIDA
     resource: ClassVar[str] = ""
+    not_found: ClassVar[problems.ProblemType] = problems.NAO_ENCONTRADO
 
 
-def api_pix_route(invalid: problems.ProblemType, resource: str) -> type[ApiPixRoute]:
-    """The route class of one resource of the API Pix (its 400 type and field prefix)."""
+def api_pix_route(
+    invalid: problems.ProblemType,
+    resource: str,
+    *,
+    not_found: problems.ProblemType = problems.NAO_ENCONTRADO,
+) -> type[ApiPixRoute]:
+    """The route class of one resource of the API Pix (its 400 type and field prefix, and
+    its 404 type where the document names one of its own)."""
     return type(
-        f"ApiPixRoute{invalid.name}", (ApiPixRoute,), {"invalid": invalid, "resource": resource}
+        f"ApiPixRoute{invalid.name}",
+        (ApiPixRoute,),
+        {"invalid": invalid, "resource": resource, "not_found": not_found},
     )
 
 
@@ -157,6 +166,8 @@ def problem(
     invalid = getattr(route, "invalid", problems.REQUISICAO_INVALIDA)
     shown = problems.status_of(status)
     kind = problems.type_of(shown, invalid)
+    if shown == 404:
+        kind = getattr(route, "not_found", kind)
     body: dict[str, Any] = {
         "type": kind.uri,
         "title": kind.title,
@@ -373,10 +384,12 @@ def install(app: FastAPI) -> None:
 def openapi_responses(
     *errors: type[PixgateError], family: Family = Family.ENVELOPE
 ) -> dict[int | str, dict[str, Any]]:
-    """`responses=` for a route, built from the error classes it can raise."""
+    """`responses=` for a route, built from the error classes it can raise (in the API Pix,
+    at the document's status each is answered with)."""
     by_status: dict[int, list[str]] = {}
     for error in errors:
-        by_status.setdefault(error.status, []).append(error.code)
+        status = problems.status_of(error.status) if family is Family.API_PIX else error.status
+        by_status.setdefault(status, []).append(error.code)
     return {
         status: {
             "description": "Error codes: " + ", ".join(sorted(codes)),

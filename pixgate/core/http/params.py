@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import Query
 from pydantic import WithJsonSchema
 
+from pixgate.core.http.schemas import AwareTimestamp
 from pixgate.core.timestamps import DATE_PATTERN, DATE_TIME_PATTERN
 
 MAX_PAGE = 2_147_483_647
@@ -33,3 +34,27 @@ Day = Annotated[
 ]
 """`startDate`/`endDate` of the statements, read in the gateway's time zone by
 `ledger.service.transactions` (which the dashboard's statement shares): only these two forms."""
+
+Inicio = Annotated[
+    AwareTimestamp,
+    Query(description="RFC 3339 date-time with its offset: from this instant on (included)"),
+]
+Fim = Annotated[
+    AwareTimestamp,
+    Query(description="RFC 3339 date-time with its offset: up to this instant (included)"),
+]
+PaginaAtual = Annotated[
+    int,
+    Query(
+        alias="paginacao.paginaAtual",
+        ge=0,
+        le=MAX_PAGE,
+        description="the page to answer, counted from 0",
+    ),
+]
+ItensPorPagina = Annotated[
+    int,
+    Query(alias="paginacao.itensPorPagina", ge=1, le=1000, description="items per page"),
+]
+"""The API Pix's list parameters (`inicio`, `fim`, `paginacao.*`): a page counted from 0,
+100 items by default and at most 1,000."""

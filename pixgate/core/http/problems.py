@@ -36,8 +36,14 @@ LIMITE_EXCEDIDO = ProblemType("LimiteDeRequisicoesExcedido", "Limite de requisi�
 COB_INVALIDA = ProblemType("CobOperacaoInvalida", "Cobrança inválida.")
 DEVOLUCAO_INVALIDA = ProblemType("PixDevolucaoInvalida", "Devolução inválida.")
 WEBHOOK_INVALIDO = ProblemType("WebhookOperacaoInvalida", "Webhook inválido.")
+WEBHOOK_CONSULTA_INVALIDA = ProblemType("WebhookConsultaInvalida", "Consulta de webhooks inválida.")
 LOCATION_INVALIDA = ProblemType("PayloadLocationOperacaoInvalida", "PayloadLocation inválido.")
+PIX_CONSULTA_INVALIDA = ProblemType("PixConsultaInvalida", "Consulta de Pix inválida.")
 COB_PAYLOAD_NAO_ENCONTRADO = ProblemType("CobPayloadNaoEncontrado", "Cobrança não encontrada.")
+COB_CONSULTA_INVALIDA = ProblemType("CobConsultaInvalida", "Consulta de cobranças inválida.")
+LOCATION_CONSULTA_INVALIDA = ProblemType(
+    "PayloadLocationConsultaInvalida", "Consulta de locations inválida."
+)
 
 REFUSED_AS_INVALID = frozenset({400, 409, 410, 422})
 """Statuses the document does not use for its operations, answered as the resource's 400."""

@@ -2,7 +2,10 @@
 
 PUT answers 201, GET 200; errors in the simple body. A repeated PUT (same e2eid and id,
 same body) answers 201 with the refund the first one made, as it is now, and the header
-`Idempotent-Replayed: true`.
+`Idempotent-Replayed: true`. PUT needs the scope pix.write, GET pix.read.
+
+`request` and `read` are also the API Pix's (`api_pix_devolucao`), which differs only in
+its error family: one refund, made through either, is read through both.
 """
 
 from __future__ import annotations
@@ -11,21 +14,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Response
 
-from pixgate.accounts.public import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
 from pixgate.core import errors
 from pixgate.core.http.errors import CentralBankRoute, Family, openapi_responses
-from pixgate.core.http.schemas import iso
-from pixgate.core.money import format_amount
 from pixgate.refunds import service as refunds
-from pixgate.refunds.rules import (
-    DEVOLUCAO_STATUS,
-    END_TO_END_PATTERN,
-    REFUND_ID_PATTERN,
-    DevolucaoStatus,
-    Natureza,
-    motivo,
-)
-from pixgate.refunds.schemas import DevolucaoRequest, DevolucaoResponse, Horario
+from pixgate.refunds.rules import END_TO_END_PATTERN, REFUND_ID_PATTERN, Natureza, devolucao_body
+from pixgate.refunds.schemas import DevolucaoRequest, DevolucaoResponse
 
 router = APIRouter(route_class=CentralBankRoute, tags=["refunds"])
 
@@ -40,6 +34,45 @@ RefundId = Annotated[
         description="the client's id of this refund (the refund's externalId)",
     ),
 ]
+Writer = Annotated[auth.Principal, granted(Scope.PIX_WRITE)]
+Reader = Annotated[auth.Principal, granted(Scope.PIX_READ)]
+
+PUT_ERRORS = (
+    errors.ValidationFailed,
+    errors.RefundAmountExceeded,
+    errors.RefundIdReused,
+    errors.NotFound,
+    errors.DevolucaoDeadlineExceeded,
+    errors.DevolucaoInsufficientBalance,
+    errors.ProviderUnavailable,
+)
+GET_ERRORS = (errors.ValidationFailed, errors.NotFound)
+
+
+async def request(
+    rt: RuntimeDep,
+    account_id: int,
+    e2eid: str,
+    refund_id: str,
+    body: DevolucaoRequest,
+    response: Response,
+    instructions: ProviderInstructions,
+) -> DevolucaoResponse:
+    """The refund `refund_id` of the PIX `e2eid`, made now or by an earlier same request."""
+    order = refunds.RefundOrder(
+        amount=refunds.amount_of(body.valor, "valor"),
+        external_id=refund_id,
+        description=body.descricao,
+        natureza=Natureza(body.natureza),
+    )
+    made = await refunds.devolucao(rt, account_id, e2eid, order, instructions=instructions)
+    if made.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return shape(made.refund)
+
+
+async def read(rt: RuntimeDep, account_id: int, e2eid: str, refund_id: str) -> DevolucaoResponse:
+    return shape(await refunds.get_devolucao(rt, account_id, e2eid, refund_id))
 
 
 @router.put(
@@ -48,16 +81,7 @@ RefundId = Annotated[
     response_model=DevolucaoResponse,
     response_model_exclude_none=True,
     summary="Request a refund of a received PIX (Central-Bank style)",
-    responses=openapi_responses(
-        errors.ValidationFailed,
-        errors.RefundAmountExceeded,
-        errors.RefundIdReused,
-        errors.NotFound,
-        errors.DevolucaoDeadlineExceeded,
-        errors.DevolucaoInsufficientBalance,
-        errors.ProviderUnavailable,
-        family=Family.CENTRAL_BANK,
-    ),
+    responses=openapi_responses(*PUT_ERRORS, family=Family.CENTRAL_BANK),
 )
 async def request_devolucao(
     e2eid: EndToEndId,
@@ -65,19 +89,10 @@ async def request_devolucao(
     body: DevolucaoRequest,
     response: Response,
     rt: RuntimeDep,
-    who: CurrentAccount,
+    who: Writer,
     instructions: ProviderInstructions,
 ) -> DevolucaoResponse:
-    order = refunds.RefundOrder(
-        amount=refunds.amount_of(body.valor, "valor"),
-        external_id=refund_id,
-        description=body.descricao,
-        natureza=Natureza(body.natureza),
-    )
-    made = await refunds.devolucao(rt, who.account_id, e2eid, order, instructions=instructions)
-    if made.replayed:
-        response.headers["Idempotent-Replayed"] = "true"
-    return shape(made.refund)
+    return await request(rt, who.account_id, e2eid, refund_id, body, response, instructions)
 
 
 @router.get(
@@ -85,31 +100,13 @@ async def request_devolucao(
     response_model=DevolucaoResponse,
     response_model_exclude_none=True,
     summary="Read a refund of a received PIX (Central-Bank style)",
-    responses=openapi_responses(
-        errors.ValidationFailed, errors.NotFound, family=Family.CENTRAL_BANK
-    ),
+    responses=openapi_responses(*GET_ERRORS, family=Family.CENTRAL_BANK),
 )
 async def read_devolucao(
-    e2eid: EndToEndId,
-    refund_id: RefundId,
-    rt: RuntimeDep,
-    who: CurrentAccount,
+    e2eid: EndToEndId, refund_id: RefundId, rt: RuntimeDep, who: Reader
 ) -> DevolucaoResponse:
-    return shape(await refunds.get_devolucao(rt, who.account_id, e2eid, refund_id))
+    return await read(rt, who.account_id, e2eid, refund_id)
 
 
 def shape(refund: refunds.Refund) -> DevolucaoResponse:
-    status = DEVOLUCAO_STATUS[refund.status]
-    return DevolucaoResponse(
-        id=refund.external_id or "",
-        rtr_id=refund.end_to_end_id or "",
-        valor=format_amount(refund.amount),
-        natureza=Natureza(refund.natureza or Natureza.ORIGINAL),
-        descricao=refund.description,
-        horario=Horario(
-            solicitacao=iso(refund.created_at) or "",
-            liquidacao=iso(refund.processed_at) if status is DevolucaoStatus.DEVOLVIDO else None,
-        ),
-        status=status,
-        motivo=motivo(refund.error_message) if status is DevolucaoStatus.NAO_REALIZADO else None,
-    )
+    return DevolucaoResponse.model_validate(devolucao_body(refund.devolucao()))
