@@ -17,6 +17,7 @@ from pixgate.refunds.routes import api_pix_devolucao, api_pix_pix, devolucao, re
 from pixgate.sandbox.routes import dict as sandbox_dict
 from pixgate.sandbox.routes import pix as sandbox_pix
 from pixgate.webhooks import routes as webhooks
+from pixgate.webhooks.by_key import routes as webhooks_by_key
 
 ROUTERS: list[APIRouter] = [
     auth.router,
@@ -44,4 +45,6 @@ ROUTERS: list[APIRouter] = [
 API_PIX_ROUTERS: list[APIRouter] = [
     api_pix_pix.router,
     api_pix_devolucao.router,
+    webhooks_by_key.router,
+    webhooks_by_key.list_router,
 ]

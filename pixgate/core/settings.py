@@ -92,6 +92,11 @@ class Settings(BaseSettings):
     webhook_client_key: str | None = Field(
         default=None, description="PEM file of that certificate's private key"
     )
+    webhook_ca_file: str | None = Field(
+        default=None,
+        description="PEM file of CAs trusted for webhook receivers' server certificates, "
+        "besides the default ones",
+    )
     webhook_timeout_s: float = Field(default=10.0, gt=0, description="total time of one attempt")
     webhook_concurrency_per_destination: int = Field(
         default=64, ge=1, description="webhook POSTs in flight to one host and port, per process"

@@ -40,6 +40,8 @@ class Received:
     path: str
     headers: dict[str, str]
     body: bytes
+    peer_certificate: dict[str, Any] | None = None
+    """The client certificate the connection presented, when served over TLS."""
 
 
 @dataclass
@@ -55,9 +57,9 @@ class Receiver:
     _server: asyncio.Server | None = None
     _handlers: set[asyncio.Task[Any]] = field(default_factory=set)
 
-    async def start(self, port: int = 0) -> None:
-        """Listen on `port` (0: any free one)."""
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", port)
+    async def start(self, port: int = 0, *, tls: ssl.SSLContext | None = None) -> None:
+        """Listen on `port` (0: any free one), over TLS with `tls` (a server context)."""
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", port, ssl=tls)
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
@@ -101,7 +103,8 @@ class Receiver:
                     name, _, value = raw.decode().partition(":")
                     headers[name.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
-                self.received.append(Received(path, headers, body))
+                peer = writer.get_extra_info("peercert")
+                self.received.append(Received(path, headers, body, peer or None))
                 plan = self.plans.get(path)
                 action = plan.pop(0) if plan else 200
                 if action == STALL:

@@ -181,6 +181,7 @@ class TestEnabled:
             await conn.execute(
                 "DELETE FROM ledger_postings WHERE account_id = $1", account.account_id
             )
+            await conn.execute("DELETE FROM account_keys WHERE account_id = $1", account.account_id)
             await conn.execute("DELETE FROM accounts WHERE id = $1", account.account_id)
         body = {"url": receiver.url(), "eventType": "cash_out"}
         assert (await client.post("/api/webhooks", json=body, headers=auth)).status_code == 404

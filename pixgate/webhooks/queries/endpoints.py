@@ -129,8 +129,10 @@ async def update_endpoint(
 
 
 async def list_endpoints(conn: Connection, account_id: int) -> list[Endpoint]:
+    """The account's URLs per event type (its webhooks by key are `queries.by_key`'s)."""
     rows = await conn.fetch(
-        "SELECT * FROM webhook_endpoints WHERE account_id = $1 ORDER BY event_type, id",
+        "SELECT * FROM webhook_endpoints WHERE account_id = $1 AND event_type IS NOT NULL "
+        "ORDER BY event_type, id",
         account_id,
     )
     return [Endpoint.from_record(r) for r in rows]

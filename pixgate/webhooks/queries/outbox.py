@@ -188,16 +188,21 @@ async def log_attempt(
 
 
 async def resend_deliveries(conn: Connection, event_id: int) -> list[ResendTarget]:
-    """The deliveries of an event to every active endpoint of its type, created for endpoints
-    added after the event; `inserted` tells them apart (they get no automatic retries)."""
+    """The deliveries of an event to every active endpoint of its type (and to the webhook of
+    the key that received its PIX), created for endpoints added after the event; `inserted`
+    tells them apart (they get no automatic retries)."""
     rows = await conn.fetch(
         """
         INSERT INTO webhook_deliveries (event_id, account_id, endpoint_id, url, version,
                                         message_id)
-        SELECT e.id, e.account_id, we.id, we.url, we.version,
-               webhook_message_id(e.event_id, we.id::text)
+        SELECT e.id, e.account_id, we.id, webhook_delivery_url(we.url, we.version),
+               we.version, webhook_message_id(e.event_id, we.id::text)
         FROM events e JOIN webhook_endpoints we
-          ON we.account_id = e.account_id AND we.event_type = e.type AND we.is_active
+          ON we.account_id = e.account_id AND we.is_active
+         AND (we.event_type = e.type
+              OR we.pix_key = event_pix_key(e.type, e.data)
+                 AND EXISTS (SELECT 1 FROM account_keys k
+                             WHERE k.key = we.pix_key AND k.account_id = we.account_id))
         WHERE e.id = $1
         ORDER BY we.id
         ON CONFLICT (event_id, endpoint_id) DO UPDATE SET url = EXCLUDED.url

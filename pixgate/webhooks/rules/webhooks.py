@@ -33,10 +33,15 @@ class EventType(StrEnum):
 
 
 class WebhookVersion(StrEnum):
-    """`webhook_endpoints.version` and `webhook_deliveries.version`: the payload's shape."""
+    """`webhook_endpoints.version` and `webhook_deliveries.version`: the payload's shape.
+
+    `api_pix` is the Central Bank's webhook by key (`PUT /webhook/{chave}`): `{"pix": [Pix]}`
+    POSTed to its URL + `/pix` for every PIX received by the key and every refund of one that
+    ends; it is never chosen for an event type (`VERSIONS`)."""
 
     V1 = "v1"
     V2 = "v2"
+    API_PIX = "api_pix"
 
 
 class DeliveryStatus(StrEnum):
@@ -55,7 +60,11 @@ class AttemptTrigger(StrEnum):
 
 
 EVENT_TYPES: tuple[EventType, ...] = tuple(EventType)
-VERSIONS: tuple[WebhookVersion, ...] = tuple(WebhookVersion)
+VERSIONS: tuple[WebhookVersion, ...] = (WebhookVersion.V1, WebhookVersion.V2)
+"""The versions a URL registered for an event type may have."""
+API_PIX_EVENT_TYPES = (EventType.CASH_IN, EventType.REFUND_IN)
+"""The events a webhook by key is told of: a PIX received by its key, and a refund of one
+(settled or refused)."""
 V2_EVENT_TYPES = (EventType.CASH_IN, EventType.CASH_OUT, EventType.REFUND_IN, EventType.REFUND_OUT)
 """6.2 defines TRANSFER, RECEIVE and REFUND only; MED events have no v2 shape."""
 
@@ -152,6 +161,16 @@ def check_headers(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
         seen.add(lowered)
         headers[name] = value
     return headers
+
+
+PIX_CALLBACK_PATH = "/pix"
+"""What a webhook by key's URL is called at: the document's callback `{webhookUrl}/pix`
+(appended as written, as `webhook_delivery_url()` in `sql/030_events.sql` does)."""
+
+
+def callback_url(webhook_url: str) -> str:
+    """The URL a webhook by key's deliveries are POSTed to."""
+    return webhook_url + PIX_CALLBACK_PATH
 
 
 # --- destinations (SSRF) ------------------------------------------------------------------

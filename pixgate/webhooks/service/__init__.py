@@ -5,6 +5,7 @@ One module per part, each importing only those below it:
 - `destinations`: how many POSTs each destination may have in flight and waiting now;
 - `transport`: the guarded HTTP client and one signed POST (the per-process state lives here);
 - `config`: an account's URLs and signing secrets;
+- `by_key`: the API Pix's webhooks by key (one URL per PIX key of the account);
 - `delivery`: one automatic attempt of a pending delivery, and the attempt's log;
 - `resend`: one synchronous attempt on the merchant's request;
 - `events`: the event list;

@@ -1,7 +1,12 @@
 """Webhook delivery: one automatic attempt of a pending delivery (the `webhook.deliver` job).
 
 It is apart from the HTTP client because it holds the schedule (retry, give up) and the
-attempt's log; resend reuses its body, POST and log (`_post_delivery`, `_log`).
+attempt's log; resend reuses its body, POST and log (`render`, `_post_delivery`, `_log`).
+
+A delivery's body is rendered from its event's frozen facts in the URL's version (v1, v2),
+except a webhook by key's (`api_pix`): `{"pix": [Pix]}`, the received PIX exactly as
+`GET /pix/{e2eid}` answers it when the attempt is made (the refunds feature's `pix_body`),
+its `devolucoes` included.
 
 The POST to a receiver always happens outside any database transaction: the deliverer
 reads what it needs in one short transaction, POSTs, then logs the attempt in another.
@@ -12,35 +17,61 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 import orjson
 import structlog
 
 from pixgate.core.db.pool import Connection
 from pixgate.core.money import json_number
+from pixgate.refunds.public import pix_body, received_pix
 from pixgate.runtime import Runtime
 from pixgate.webhooks.queries import outbox as rows
 from pixgate.webhooks.rules import event_facts, payloads
 from pixgate.webhooks.rules import webhooks as rules
-from pixgate.webhooks.rules.webhooks import AttemptTrigger, DeliveryStatus
+from pixgate.webhooks.rules.event_facts import EventFacts
+from pixgate.webhooks.rules.webhooks import (
+    AttemptTrigger,
+    DeliveryStatus,
+    EventType,
+    WebhookVersion,
+)
 from pixgate.webhooks.service.config import _signing_secrets
 from pixgate.webhooks.service.transport import Attempt, post
 
 log = structlog.get_logger(__name__)
 
 
-def _body(row: rows.Delivery) -> bytes:
+async def render(conn: Connection, row: rows.Delivery) -> bytes:
+    """The body POSTed for a delivery."""
     event = event_facts.read(row.event_id, row.event_type, row.event_created_at, row.data)
+    if row.version is WebhookVersion.API_PIX:
+        return orjson.dumps(await _pix_list(conn, row.account_id, event))
     return orjson.dumps(payloads.render(event, row.version), default=json_number)
 
 
+async def _pix_list(conn: Connection, account_id: int, event: EventFacts) -> dict[str, Any]:
+    """The callback's `{"pix": [Pix]}`: the PIX received (a `cash_in`) or the PIX a refund
+    returns (a `refund_in`), as it is now."""
+    pix = event.original if event.type == EventType.REFUND_IN else event.payment
+    received = None
+    if pix is not None and pix.end_to_end_id is not None:
+        received = await received_pix(conn, account_id, pix.end_to_end_id)
+    return {"pix": [pix_body(received)] if received is not None else []}
+
+
 async def _post_delivery(
-    rt: Runtime, row: rows.Delivery, secrets: Sequence[str], *, requested: bool = False
+    rt: Runtime,
+    row: rows.Delivery,
+    body: bytes,
+    secrets: Sequence[str],
+    *,
+    requested: bool = False,
 ) -> Attempt:
     return await post(
         rt,
         url=row.url,
-        body=_body(row),
+        body=body,
         message_id=row.message_id,
         headers=row.headers,
         secrets=secrets,
@@ -60,7 +91,8 @@ async def deliver(rt: Runtime, delivery_id: int) -> float | None:
         if row is None or row.status is not DeliveryStatus.PENDING:
             return None
         secrets = await _signing_secrets(conn, row.account_id)
-    attempt = await _post_delivery(rt, row, secrets)
+        body = await render(conn, row)
+    attempt = await _post_delivery(rt, row, body, secrets)
     now = rt.clock.now()
     delay: float | None = None
     next_at: datetime | None = None

@@ -19,7 +19,7 @@ from pixgate.webhooks.queries import outbox as rows
 from pixgate.webhooks.rules import webhooks as rules
 from pixgate.webhooks.rules.webhooks import AttemptTrigger, DeliveryStatus
 from pixgate.webhooks.service.config import _signing_secrets
-from pixgate.webhooks.service.delivery import _log, _post_delivery
+from pixgate.webhooks.service.delivery import _log, _post_delivery, render
 from pixgate.webhooks.service.events import EVENT_ID_PREFIX
 from pixgate.webhooks.service.transport import Attempt, check_url
 
@@ -93,9 +93,13 @@ async def resend(rt: Runtime, account_id: int, identifier: str, url: str | None)
                 )
         secrets = await _signing_secrets(conn, account_id)
         loaded = [await rows.load_delivery(conn, delivery_id) for delivery_id, _ in targets]
-    deliveries = [row for row in loaded if row is not None]
+        deliveries = [row for row in loaded if row is not None]
+        bodies = [await render(conn, row) for row in deliveries]
     attempts = await asyncio.gather(
-        *(_post_delivery(rt, row, secrets, requested=True) for row in deliveries)
+        *(
+            _post_delivery(rt, row, body, secrets, requested=True)
+            for row, body in zip(deliveries, bodies, strict=True)
+        )
     )
     log_ids: list[int] = []
     async with rt.db.begin() as conn:

@@ -10,6 +10,10 @@ Every connection goes through `_GuardedBackend`, which resolves the host and ref
 private, loopback, link-local, multicast and reserved addresses on the very
 addresses it then connects to, so a DNS change between check and connect cannot slip by.
 
+Every POST presents the client certificate `PIXGATE_WEBHOOK_CLIENT_CERT` (and its key
+`PIXGATE_WEBHOOK_CLIENT_KEY`) when one is set: mutual TLS, as the Central Bank's callbacks
+are protected; `PIXGATE_WEBHOOK_CA_FILE` adds CAs trusted for receivers' certificates.
+
 A receiver cannot hold or flood us either: redirects are not followed, no cookie is kept,
 at most `_READ_LIMIT_BYTES` of an answer's body is read (the connection is then dropped),
 and a whole attempt (connect, send, answer) ends at `webhook_timeout_s`, however slowly
@@ -24,6 +28,7 @@ import asyncio
 import contextvars
 import ipaddress
 import socket
+import ssl
 import time
 import weakref
 from collections.abc import Iterable, Sequence
@@ -36,6 +41,7 @@ import httpx
 import structlog
 
 from pixgate.core.errors import InvalidWebhookConfig, UnsafeWebhookDestination
+from pixgate.core.settings import Settings
 from pixgate.runtime import Runtime
 from pixgate.webhooks.rules import webhooks as rules
 from pixgate.webhooks.service import destinations
@@ -122,23 +128,51 @@ class _GuardedBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
-    weakref.WeakKeyDictionary()
-)
+@dataclass(frozen=True, slots=True)
+class ClientTls:
+    """What the webhook client's TLS holds besides the system's trust: the certificate and
+    key it presents to every receiver (mutual TLS, as the Central Bank's callbacks are), and
+    more CAs it trusts for receivers' certificates. PEM files, read when a client is made."""
+
+    cert: str | None = None
+    key: str | None = None
+    ca_file: str | None = None
+
+    @classmethod
+    def of(cls, settings: Settings) -> ClientTls:
+        return cls(
+            settings.webhook_client_cert, settings.webhook_client_key, settings.webhook_ca_file
+        )
+
+    def ssl_context(self) -> ssl.SSLContext:
+        """The default context (certifi's CAs, hostname checked), with these added."""
+        context = httpx.create_ssl_context(trust_env=False)
+        if self.ca_file is not None:
+            context.load_verify_locations(cafile=self.ca_file)
+        if self.cert is not None:
+            context.load_cert_chain(self.cert, self.key)
+        return context
 
 
-def http_client() -> httpx.AsyncClient:
-    """One pooled client per event loop (the CLI runs several loops in one process).
+_clients: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[ClientTls, httpx.AsyncClient]
+] = weakref.WeakKeyDictionary()
+
+
+def http_client(tls: ClientTls | None = None) -> httpx.AsyncClient:
+    """One pooled client per event loop (the CLI runs several loops in one process) and TLS
+    configuration (the settings are read per attempt, so a test may change them).
 
     No redirects (a redirect is a failed delivery: it could point anywhere), no proxies
     from the environment (a proxy would bypass the destination checks), no cookies.
     """
-    loop = asyncio.get_running_loop()
-    client = _clients.get(loop)
+    tls = tls or ClientTls()
+    clients = _clients.setdefault(asyncio.get_running_loop(), {})
+    client = clients.get(tls)
     if client is None:
         transport = httpx.AsyncHTTPTransport(trust_env=False)
         transport._pool = httpcore.AsyncConnectionPool(  # the only way to pass a backend
-            ssl_context=httpx.create_ssl_context(),
+            ssl_context=tls.ssl_context(),
             max_connections=200,
             max_keepalive_connections=50,
             keepalive_expiry=5.0,
@@ -146,7 +180,7 @@ def http_client() -> httpx.AsyncClient:
         )
         client = httpx.AsyncClient(transport=transport, follow_redirects=False, trust_env=False)
         client._cookies = _NoCookies()  # the `cookies=` argument would be copied into a jar
-        _clients[loop] = client
+        clients[tls] = client
     return client
 
 
@@ -287,7 +321,7 @@ async def _post_now(
     try:
         async with (
             asyncio.timeout(limit),
-            http_client().stream(
+            http_client(ClientTls.of(rt.settings)).stream(
                 "POST",
                 url,
                 content=body,

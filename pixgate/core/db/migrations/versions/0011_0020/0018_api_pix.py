@@ -10,6 +10,9 @@ that authenticate by certificate alone.
   included; existing cobs get their current revision here.
 - `credentials.auth_method`: `client_secret` (the spec's) or `tls_client_auth` (RFC 8705
   section 2.1: the clientId and its registered certificate, no secret).
+- `webhook_endpoints.pix_key`: the Central Bank's webhook by key (`PUT /webhook/{chave}`), a
+  row of version `api_pix` with the key it serves and no event type (one per key); its
+  deliveries are of version `api_pix` too.
 
 Revision ID: 0018
 Revises: 0017
@@ -78,6 +81,21 @@ def upgrade() -> None:
                 CHECK (auth_method IN ('client_secret', 'tls_client_auth')),
             ADD CONSTRAINT ck_credentials_secret
                 CHECK ((auth_method = 'client_secret') = (secret_hash IS NOT NULL));
+
+        ALTER TABLE webhook_endpoints
+            ADD COLUMN pix_key text,
+            ALTER COLUMN event_type DROP NOT NULL,
+            DROP CONSTRAINT ck_webhook_endpoints_version,
+            ADD CONSTRAINT ck_webhook_endpoints_version
+                CHECK (version IN ('v1', 'v2', 'api_pix')),
+            ADD CONSTRAINT ck_webhook_endpoints_api_pix CHECK (
+                (version = 'api_pix') = (pix_key IS NOT NULL)
+                AND (version = 'api_pix') = (event_type IS NULL)),
+            ADD CONSTRAINT uq_webhook_endpoints_pix_key UNIQUE (pix_key);
+        ALTER TABLE webhook_deliveries
+            DROP CONSTRAINT ck_webhook_deliveries_version,
+            ADD CONSTRAINT ck_webhook_deliveries_version
+                CHECK (version IN ('v1', 'v2', 'api_pix'));
         """
     )
 
@@ -85,6 +103,20 @@ def upgrade() -> None:
 def downgrade() -> None:
     execute_script(
         """
+        DELETE FROM webhook_attempts WHERE delivery_id IN
+            (SELECT id FROM webhook_deliveries WHERE version = 'api_pix');
+        DELETE FROM webhook_deliveries WHERE version = 'api_pix';
+        DELETE FROM webhook_endpoints WHERE version = 'api_pix';
+        ALTER TABLE webhook_deliveries
+            DROP CONSTRAINT ck_webhook_deliveries_version,
+            ADD CONSTRAINT ck_webhook_deliveries_version CHECK (version IN ('v1', 'v2'));
+        ALTER TABLE webhook_endpoints
+            DROP CONSTRAINT uq_webhook_endpoints_pix_key,
+            DROP CONSTRAINT ck_webhook_endpoints_api_pix,
+            DROP CONSTRAINT ck_webhook_endpoints_version,
+            ADD CONSTRAINT ck_webhook_endpoints_version CHECK (version IN ('v1', 'v2')),
+            ALTER COLUMN event_type SET NOT NULL,
+            DROP COLUMN pix_key;
         DELETE FROM credentials WHERE auth_method = 'tls_client_auth';
         ALTER TABLE credentials
             DROP CONSTRAINT ck_credentials_secret,
