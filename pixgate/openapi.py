@@ -8,12 +8,12 @@ same facts the request pipeline uses, never per endpoint:
   else (token, charge-location and operations routes), so "Try it out" works in /docs;
 - error responses: every 4xx/5xx of an operation has its family's model (`errors.ERROR_MODELS`,
   the one `errors.render` answers with); 400 on every operation (a field error, or U+0000 in
-  any text, `deps.screen_request`), 401 where the caller authenticates, 413 and 415 where a
-  body is read, 404 on sandbox routes (absent outside sandbox mode), 500 where the
-  provider can be unreachable (the operations that take `X-Sandbox-Scenario`), 503 with
-  `Retry-After` where the database is used (the operations that take the runtime, but the
-  published keys, kept in memory); a route that declares a 503 of its own lists
-  every code of it;
+  any text, `deps.screen_request`), 401 where the caller authenticates, 403 where it needs a
+  scope (`deps.granted`, the scope named), 413 and 415 where a body is read, 404 on sandbox
+  routes (absent outside sandbox mode), 500 where the provider can be unreachable (the
+  operations that take `X-Sandbox-Scenario`), 503 with `Retry-After` where the database is
+  used (the operations that take the runtime, but the published keys, kept in memory); a
+  route that declares a 503 of its own lists every code of it;
 - FastAPI's default 422 `HTTPValidationError` is dropped: validation answers 400 here (a 422
   stays only where a route declares a real one);
 - parameters are never `null` (a query or header is absent instead), so their schemas are
@@ -64,6 +64,7 @@ _ADDED: dict[str, str] = {
     "503": "Error codes: SERVICE_UNAVAILABLE. The database cannot be reached; send the same "
     "request again after `Retry-After` seconds.",
 }
+_FORBIDDEN = "The access token was issued for other scopes; this operation needs "
 _HEADERS: dict[str, dict[str, Any]] = {
     "401": {"WWW-Authenticate": {"description": "`Bearer`", "schema": {"type": "string"}}},
     "429": {"Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}},
@@ -130,6 +131,8 @@ def _amend_operation(route: routing.RouteContext, operation: dict[str, Any]) -> 
             wanted.append("415")
     for status in wanted:
         responses.setdefault(status, {"description": _ADDED[status]})
+    for scope in sorted(c.scope for c in calls if isinstance(c, deps.ScopeCheck)):
+        responses.setdefault("403", {"description": _FORBIDDEN + f"`{scope}`."})
     error = {"$ref": f"#/components/schemas/{ERROR_MODELS[family].__name__}"}
     for status, response in responses.items():
         # An answer of its own (readyz's 503) keeps its schema; error bodies are the family's.

@@ -281,21 +281,37 @@ def _account_json(row: Account) -> dict[str, Any]:
 @credentials_app.command("create")
 def credentials_create(
     account: Annotated[int, typer.Option(help="account id")],
+    tls_client_auth: Annotated[
+        bool,
+        typer.Option(
+            "--tls-client-auth",
+            help="no secret: the client authenticates by the account's registered client "
+            "certificate and its clientId (OAuth 2.0 tls_client_auth, RFC 8705)",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Create another credential for an account (the secret is shown once)."""
+    from pixgate.accounts.rules.clients import AuthMethod
     from pixgate.accounts.service import accounts
 
-    created = run(lambda rt: accounts.create_credential(rt, account))
-    data = {
+    method = AuthMethod.TLS_CLIENT_AUTH if tls_client_auth else AuthMethod.CLIENT_SECRET
+    created = run(lambda rt: accounts.create_credential(rt, account, method=method))
+    data: dict[str, Any] = {
         "accountId": created.account_id,
         "clientId": created.client_id,
-        "clientSecret": created.client_secret,
+        "authMethod": created.auth_method.value,
     }
+    if created.client_secret is not None:
+        data["clientSecret"] = created.client_secret
     if as_json:
         emit_json(data)
+        return
+    console.print(f"clientId {created.client_id}")
+    if created.client_secret is None:
+        console.print("authMethod tls_client_auth (the account's client certificate, no secret)")
     else:
-        console.print(f"clientId {created.client_id}\nclientSecret {created.client_secret}")
+        console.print(f"clientSecret {created.client_secret}")
 
 
 @credentials_app.command("revoke")

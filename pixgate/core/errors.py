@@ -212,11 +212,6 @@ class AuthUpstreamUnavailable(PixgateError):
         return {"Retry-After": str(DatabaseUnavailable.retry_after)}
 
 
-class UnsupportedGrantType(PixgateError):
-    code, status = "PUB_UNSUPPORTED_GRANT_TYPE", 400
-    user_message = "Only grant_type=client_credentials is supported."
-
-
 # --- cash-out ----------------------------------------------------------------------------
 
 
@@ -338,6 +333,15 @@ class ChargeNotPayable(PixgateError):
     user_message = "This charge can no longer be paid."
 
 
+class ChargePayloadGone(FamilyAnswer):
+    """The API Pix's payload path answers a charge no longer payable as one it does not
+    serve (its `CobPayloadNaoEncontrado`, a 404: the only one its operation declares)."""
+
+    code, status = "COB_PAYLOAD_NOT_FOUND", 404
+    user_message = "The charge is no longer served at this location."
+    business = False
+
+
 class ChargeNotFound(PixgateError):
     code, status = "PIX_CHARGE_NOT_FOUND", 422
     user_message = "This code does not point to a charge of this gateway."
@@ -357,6 +361,11 @@ class QrCodeAmountMismatch(PixgateError):
 class OwnChargePayment(PixgateError):
     code, status = "PIX_OWN_CHARGE", 400
     user_message = "An account cannot pay its own charge."
+
+
+class OwnKeyPayment(PixgateError):
+    code, status = "PIX_OWN_KEY", 400
+    user_message = "An account cannot pay its own PIX key."
 
 
 class ExternalIdConflict(FamilyAnswer, DuplicateExternalId):

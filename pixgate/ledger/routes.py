@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
-from pixgate.accounts.public import CurrentAccount, RuntimeDep
+from pixgate.accounts.public import RuntimeDep, Scope, auth, granted
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Day, Page, PageSize
 from pixgate.core.http.responses import JSONResponse, exact
@@ -27,7 +27,7 @@ Operation = Literal["PAYMENT", "WITHDRAW", "REFUND_IN", "REFUND_OUT"]
 @router.get("/api/transactions", response_model=TransactionPage, summary="Account statement")
 async def list_transactions(
     rt: RuntimeDep,
-    who: CurrentAccount,
+    who: Annotated[auth.Principal, granted(Scope.PIX_READ)],
     page: Page = 1,
     size: PageSize = 20,
     status: Status | None = None,
@@ -54,7 +54,7 @@ async def list_transactions(
 )
 async def list_by_pix_key(
     rt: RuntimeDep,
-    who: CurrentAccount,
+    who: Annotated[auth.Principal, granted(Scope.PIX_READ)],
     pixKey: str,
     page: Page = 1,
     size: Annotated[int, Query(ge=1, le=1000, description="items per page, at most 1000")] = 20,

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
 from fastapi.openapi.models import Example
 
-from pixgate.accounts.public import CurrentAccount, RuntimeDep
+from pixgate.accounts.public import RuntimeDep, Scope, auth, granted
 from pixgate.core.http import rate_limit
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Page, PageSize
@@ -50,7 +50,9 @@ EventTypeParam = Literal[
     responses={400: {"model": ApiError}, 404: {"model": ApiError}},
 )
 async def add_webhook(
-    rt: RuntimeDep, who: CurrentAccount, body: schemas.WebhookCreate
+    rt: RuntimeDep,
+    who: Annotated[auth.Principal, granted(Scope.WEBHOOK_WRITE)],
+    body: schemas.WebhookCreate,
 ) -> schemas.WebhookCreated:
     if not rt.settings.webhook_api_enabled:
         return schemas.WebhookCreated(success=False, message=DISABLED_MESSAGE)
@@ -74,7 +76,9 @@ async def add_webhook(
     "list, which must not be used to verify configuration.",
     responses={404: {"model": ApiError}},
 )
-async def list_webhooks(rt: RuntimeDep, who: CurrentAccount) -> schemas.WebhookList:
+async def list_webhooks(
+    rt: RuntimeDep, who: Annotated[auth.Principal, granted(Scope.WEBHOOK_READ)]
+) -> schemas.WebhookList:
     if not rt.settings.webhook_api_enabled:
         return schemas.WebhookList(account_id=who.account_id, webhooks=[], total=0)
     found = await webhooks.list_endpoints(rt, who.account_id)
@@ -110,7 +114,7 @@ async def list_webhooks(rt: RuntimeDep, who: CurrentAccount) -> schemas.WebhookL
 async def resend_webhook(
     request: Request,
     rt: RuntimeDep,
-    who: CurrentAccount,
+    who: Annotated[auth.Principal, granted(Scope.WEBHOOK_WRITE)],
     transaction_identifier: Annotated[
         str, Path(alias="transactionIdentifier", min_length=1, max_length=64)
     ],
@@ -139,7 +143,7 @@ async def resend_webhook(
 )
 async def list_events(
     rt: RuntimeDep,
-    who: CurrentAccount,
+    who: Annotated[auth.Principal, granted(Scope.WEBHOOK_READ)],
     type: Annotated[EventTypeParam | None, Query()] = None,
     delivery_state: Annotated[
         Literal["delivered", "pending", "failed", "none"] | None,

@@ -96,49 +96,6 @@ class TestIssue:
         assert response.status_code == 201
         assert response.json()["token_type"] == "Bearer"
 
-    async def test_form_client_credentials_with_basic_auth(
-        self, rt: Runtime, client: httpx.AsyncClient
-    ) -> None:
-        account = await make_account(rt)
-        basic = base64.b64encode(f"{account.client_id}:{account.client_secret}".encode()).decode()
-        response = await client.post(
-            "/oauth/token",
-            content="grant_type=client_credentials&scope=cob.write",
-            headers={
-                "Content-Type": "application/x-www-form-urlencoded",
-                "Authorization": f"Basic {basic}",
-                "X-SSL-Client-Cert": cert_header(account.certificate_pem),
-            },
-        )
-        assert response.status_code == 201, response.text
-
-    async def test_form_client_credentials_in_fields(
-        self, rt: Runtime, client: httpx.AsyncClient
-    ) -> None:
-        account = await make_account(rt)
-        response = await client.post(
-            "/oauth/token",
-            data={
-                "grant_type": "client_credentials",
-                "client_id": account.client_id,
-                "client_secret": account.client_secret,
-            },
-            headers={"X-SSL-Client-Cert": cert_header(account.certificate_pem)},
-        )
-        assert response.status_code == 201, response.text
-
-    async def test_unsupported_grant_type_is_400(
-        self, rt: Runtime, client: httpx.AsyncClient
-    ) -> None:
-        account = await make_account(rt)
-        response = await client.post(
-            "/oauth/token",
-            data={"grant_type": "password", "client_id": account.client_id},
-            headers={"X-SSL-Client-Cert": cert_header(account.certificate_pem)},
-        )
-        assert response.status_code == 400
-        assert response.json()["code"] == "PUB_UNSUPPORTED_GRANT_TYPE"
-
     async def test_raw_plus_in_base64_is_not_a_space(
         self, rt: Runtime, client: httpx.AsyncClient
     ) -> None:

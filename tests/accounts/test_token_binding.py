@@ -7,9 +7,12 @@ sweep without anyone remembering to add it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
+from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
 from pixgate.accounts.routes.deps import current_principal
@@ -29,13 +32,20 @@ _PATH_VALUES = {
 }
 
 
+def _calls(dependant: Dependant) -> Iterator[Any]:
+    """Every dependency a route runs, those of its dependencies included (a scope check
+    depends on the caller)."""
+    for sub in dependant.dependencies:
+        yield sub.call
+        yield from _calls(sub)
+
+
 def _authenticated_routes() -> list[tuple[str, str, Family]]:
     found = []
     for route in (route for router in ROUTERS for route in router.routes):
         if not isinstance(route, APIRoute):
             continue
-        calls = {dep.call for dep in route.dependant.dependencies}
-        if current_principal not in calls:
+        if current_principal not in set(_calls(route.dependant)):
             continue
         path = re.sub(r"\{(\w+)(:\w+)?\}", lambda m: _PATH_VALUES.get(m[1], "1"), route.path)
         family = getattr(route, "family", Family.GENERAL)

@@ -23,6 +23,7 @@ UNAUTHENTICATED = {
     ("post", "/api/auth/token"),
     ("post", "/oauth/token"),
     ("get", "/loc/{token}"),
+    ("get", "/qr/v2/{token}"),
     ("get", "/.well-known/pix-jwks.json"),
     ("get", "/.well-known/jwks.json"),
     ("get", "/healthz"),
@@ -37,6 +38,7 @@ FAMILY_OF = {
     "/dict/pix": "SimpleError",
     "/cob/{txid}": "SimpleError",
     "/loc/{token}": "SimpleError",
+    "/qr/v2/{token}": "Problem",
     "/.well-known/pix-jwks.json": "SimpleError",
     "/accounts/balances": "SimpleError",
     "/api/balance": "SimpleError",
@@ -44,6 +46,13 @@ FAMILY_OF = {
 }
 API_PIX = "/api/v2/"
 """The API Pix's routes (under the default base path) answer RFC 7807 problems."""
+# The token endpoint refuses a JSON request in the envelope and an OAuth 2.0 form request in
+# RFC 6749's error: its 400 and 401 declare either.
+TOKEN_REFUSALS = {
+    (path, status): "TokenError"
+    for path in ("/api/auth/token", "/oauth/token")
+    for status in ("400", "401")
+}
 SCENARIO_ROUTES = {
     ("post", "/api/pix/cash-in"),
     ("post", "/api/pix/cash-out"),
@@ -53,6 +62,8 @@ SCENARIO_ROUTES = {
     ("post", "/api/pix/refund-in/{id}"),
     ("put", "/pix/{e2eid}/devolucao/{id}"),
     ("put", "/api/v2/pix/{e2eid}/devolucao/{id}"),
+    ("put", "/api/v2/cob/{txid}"),
+    ("post", "/api/v2/cob"),
 }
 
 
@@ -113,7 +124,8 @@ def test_error_bodies_are_the_family_model_and_no_default_422(
         family = FAMILY_OF.get(path, "Problem" if path.startswith(API_PIX) else "ApiError")
         for status, response in responses.items():
             if status[0] in "45" and not (path == "/readyz" and status == "503"):
-                assert error_schema(response) == family, (method, path, status)
+                expected = TOKEN_REFUSALS.get((path, status), family)
+                assert error_schema(response) == expected, (method, path, status)
         if (method, path) in (
             ("post", "/dict/pix"),
             ("post", "/sandbox/pix/pay"),

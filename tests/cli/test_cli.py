@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from pathlib import Path
 
 import asyncpg
@@ -162,6 +163,27 @@ def test_credentials_create_and_revoke(rt: Runtime, env: dict[str, str]) -> None
     client_id = json.loads(out)["clientId"]
     assert _invoke(env, "credentials", "revoke", client_id)[0] == 0
     assert _invoke(env, "credentials", "revoke", client_id)[0] == 1
+
+
+def test_credentials_create_tls_client_auth(rt: Runtime, env: dict[str, str]) -> None:
+    """A certificate-only credential (RFC 8705 tls_client_auth): no secret shown or kept."""
+    _, out = _invoke(env, "accounts", "create", "--name", "Loja", "--json")
+    account_id = str(json.loads(out)["accountId"])
+    code, out = _invoke(
+        env, "credentials", "create", "--account", account_id, "--tls-client-auth", "--json"
+    )
+    assert code == 0, out
+    data = json.loads(out)
+    assert data == {
+        "accountId": int(account_id),
+        "clientId": data["clientId"],
+        "authMethod": "tls_client_auth",
+    }
+    row = "SELECT auth_method || ':' || (secret_hash IS NULL) FROM credentials WHERE client_id = $1"
+    assert sql(env, row, uuid.UUID(data["clientId"])) == "tls_client_auth:true"
+    code, out = _invoke(env, "credentials", "create", "--account", account_id, "--json")
+    assert json.loads(out)["authMethod"] == "client_secret"
+    assert len(json.loads(out)["clientSecret"]) >= 32
 
 
 def test_certs_register_and_revoke_any_case_with_colons(

@@ -6,16 +6,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
+from pixgate.accounts.rules.clients import AuthMethod
 from pixgate.core.db.pool import Connection
 
 
 @dataclass(frozen=True, slots=True)
 class Credential:
-    """An active client credential: the keyed hash of its secret and its account."""
+    """An active client credential: how it authenticates, the keyed hash of its secret (None
+    for `tls_client_auth`) and its account."""
 
     client_id: UUID
     account_id: int
-    secret_hash: bytes
+    secret_hash: bytes | None
+    auth_method: AuthMethod
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,23 +30,37 @@ class Certificate:
 
 
 async def insert_credential(
-    conn: Connection, *, client_id: UUID, account_id: int, secret_hash: bytes
+    conn: Connection,
+    *,
+    client_id: UUID,
+    account_id: int,
+    secret_hash: bytes | None,
+    auth_method: AuthMethod = AuthMethod.CLIENT_SECRET,
 ) -> None:
     await conn.execute(
-        "INSERT INTO credentials (client_id, account_id, secret_hash) VALUES ($1, $2, $3)",
+        "INSERT INTO credentials (client_id, account_id, secret_hash, auth_method) "
+        "VALUES ($1, $2, $3, $4)",
         client_id,
         account_id,
         secret_hash,
+        auth_method.value,
     )
 
 
 async def active_credential(conn: Connection, client_id: UUID) -> Credential | None:
     row = await conn.fetchrow(
-        "SELECT client_id, account_id, secret_hash FROM credentials "
+        "SELECT client_id, account_id, secret_hash, auth_method FROM credentials "
         "WHERE client_id = $1 AND revoked_at IS NULL",
         client_id,
     )
-    return None if row is None else Credential(**row)
+    if row is None:
+        return None
+    return Credential(
+        client_id=row["client_id"],
+        account_id=row["account_id"],
+        secret_hash=row["secret_hash"],
+        auth_method=AuthMethod(row["auth_method"]),
+    )
 
 
 async def revoke_credential(conn: Connection, client_id: UUID) -> bool:

@@ -7,22 +7,28 @@ because the certificate checks come before the body's.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import uuid
 from typing import Any
-from urllib.parse import parse_qs, unquote_plus
 
 import orjson
 from fastapi import APIRouter, Header, Request, Response
 from pydantic import ValidationError
 
+from pixgate.accounts.routes import oauth
 from pixgate.accounts.routes.deps import RuntimeDep
-from pixgate.accounts.schemas.auth import TokenRequest, TokenResponse
+from pixgate.accounts.rules import certificates
+from pixgate.accounts.rules.scopes import Scope
+from pixgate.accounts.schemas.auth import (
+    OAuthTokenResponse,
+    TokenError,
+    TokenRequest,
+    TokenResponse,
+)
 from pixgate.accounts.service import auth
 from pixgate.core import errors
 from pixgate.core.http import rate_limit
 from pixgate.core.http.errors import EnvelopeRoute, openapi_responses
+from pixgate.runtime import Runtime
 
 
 class TokenRoute(EnvelopeRoute):
@@ -46,6 +52,24 @@ _TOKEN_ERRORS = openapi_responses(
     errors.RateLimited,
     errors.AuthUpstreamUnavailable,
 )
+_TOKEN_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **_TOKEN_ERRORS,
+    200: {
+        "model": OAuthTokenResponse,
+        "description": "The answer to the OAuth 2.0 form (RFC 6749 5.1), with the scopes "
+        "granted; a JSON request is answered 201.",
+    },
+    400: {
+        "model": TokenError,
+        "description": _TOKEN_ERRORS[400]["description"] + ". To a form request (RFC 6749 "
+        "5.2): invalid_request, unsupported_grant_type, invalid_scope.",
+    },
+    401: {
+        "model": TokenError,
+        "description": _TOKEN_ERRORS[401]["description"] + ". To a form request: "
+        "invalid_client, with `WWW-Authenticate: Basic` when the client used Basic.",
+    },
+}
 _BODY_SCHEMA: dict[str, Any] = {
     # The header is read by hand (its checks come first and answer their own codes), so
     # FastAPI does not see it: declared here, required: the token is bound to it.
@@ -70,9 +94,20 @@ _BODY_SCHEMA: dict[str, Any] = {
                     "required": ["grant_type"],
                     "properties": {
                         "grant_type": {"type": "string", "enum": ["client_credentials"]},
-                        "client_id": {"type": "string"},
-                        "client_secret": {"type": "string"},
-                        "scope": {"type": "string"},
+                        "client_id": {
+                            "type": "string",
+                            "description": "or the user of HTTP Basic (RFC 6749 2.3.1)",
+                        },
+                        "client_secret": {
+                            "type": "string",
+                            "description": "or the password of HTTP Basic; none for a "
+                            "`tls_client_auth` credential (RFC 8705 2.1)",
+                        },
+                        "scope": {
+                            "type": "string",
+                            "description": "space-separated scopes of the API Pix "
+                            f"({', '.join(sorted(Scope))}); none: every scope",
+                        },
                     },
                 }
             },
@@ -85,7 +120,7 @@ _BODY_SCHEMA: dict[str, Any] = {
     "/api/auth/token",
     status_code=201,
     response_model=TokenResponse,
-    responses=_TOKEN_ERRORS,
+    responses=_TOKEN_RESPONSES,
     openapi_extra=_BODY_SCHEMA,
     summary="Issue an access token",
 )
@@ -93,7 +128,7 @@ _BODY_SCHEMA: dict[str, Any] = {
     "/oauth/token",
     status_code=201,
     response_model=TokenResponse,
-    responses=_TOKEN_ERRORS,
+    responses=_TOKEN_RESPONSES,
     openapi_extra=_BODY_SCHEMA,
     summary="Issue an access token (OAuth 2.0 alias)",
 )
@@ -102,12 +137,11 @@ async def issue_token(
     rt: RuntimeDep,
     response: Response,
     x_ssl_client_cert: str | None = Header(default=None, include_in_schema=False),
-) -> TokenResponse:
-    cert = auth.read_certificate(x_ssl_client_cert)
-    await rate_limit.enforce(
-        request, rt, rate_limit.item(rt.settings.token_rate_limit), "token", cert.fingerprint
-    )
-    body = _credentials(request, await request.body())
+) -> TokenResponse | Response:
+    if oauth.is_form(request.headers):
+        return await _issue_to_form(request, rt, x_ssl_client_cert)
+    cert = await _certificate_counted(request, rt, x_ssl_client_cert)
+    body = _credentials(await request.body())
     token = await auth.issue_token(rt, cert, uuid.UUID(body.clientId), body.clientSecret)
     response.headers["Cache-Control"] = "no-store"
     return TokenResponse(
@@ -115,17 +149,44 @@ async def issue_token(
     )
 
 
-def _credentials(request: Request, raw: bytes) -> TokenRequest:
-    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if media == "application/x-www-form-urlencoded":
-        data = _from_form(request, raw)
-    else:
-        try:
-            data = orjson.loads(raw) if raw else {}
-        except orjson.JSONDecodeError as exc:
-            raise _invalid([{"field": "body", "message": "malformed JSON"}]) from exc
-        if not isinstance(data, dict):
-            raise _invalid([{"field": "body", "message": "body must be a JSON object"}])
+async def _issue_to_form(request: Request, rt: Runtime, cert_header: str | None) -> Response:
+    """The OAuth 2.0 form: the same checks in the same order, answered in RFC 6749's shapes."""
+    try:
+        cert = await _certificate_counted(request, rt, cert_header)
+        form = oauth.read(request.headers, await request.body())
+        token = await auth.issue_token(
+            rt, cert, form.client_id, form.client_secret, scopes=form.scopes
+        )
+    except oauth.Refusal as refusal:
+        return oauth.refused(refusal, basic=oauth.uses_basic(request.headers))
+    except errors.PixgateError as exc:
+        as_oauth = oauth.refusal_of(exc)
+        if as_oauth is None:
+            raise
+        return oauth.refused(as_oauth, basic=oauth.uses_basic(request.headers))
+    return oauth.issued(token)
+
+
+async def _certificate_counted(
+    request: Request, rt: Runtime, cert_header: str | None
+) -> certificates.ClientCertificate:
+    """The certificate read, then the request counted against its limit (before any secret is
+    compared, so guessing is slow)."""
+    cert = auth.read_certificate(cert_header)
+    await rate_limit.enforce(
+        request, rt, rate_limit.item(rt.settings.token_rate_limit), "token", cert.fingerprint
+    )
+    return cert
+
+
+def _credentials(raw: bytes) -> TokenRequest:
+    """The spec's JSON body."""
+    try:
+        data = orjson.loads(raw) if raw else {}
+    except orjson.JSONDecodeError as exc:
+        raise _invalid([{"field": "body", "message": "malformed JSON"}]) from exc
+    if not isinstance(data, dict):
+        raise _invalid([{"field": "body", "message": "body must be a JSON object"}])
     try:
         return TokenRequest.model_validate(data)
     except ValidationError as exc:
@@ -135,28 +196,6 @@ def _credentials(request: Request, raw: bytes) -> TokenRequest:
                 for e in exc.errors()
             ]
         ) from exc
-
-
-def _from_form(request: Request, raw: bytes) -> dict[str, Any]:
-    """RFC 6749 4.4: grant_type=client_credentials, the client by Basic auth or form fields."""
-    form = {k: v[0] for k, v in parse_qs(raw.decode("latin-1"), keep_blank_values=True).items()}
-    if form.get("grant_type") != "client_credentials":
-        raise errors.UnsupportedGrantType("grant_type must be client_credentials")
-    client_id, client_secret = form.get("client_id"), form.get("client_secret")
-    scheme, _, encoded = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "basic":
-        try:
-            pair = base64.b64decode(encoded, validate=True).decode()
-        except (binascii.Error, UnicodeDecodeError) as exc:
-            raise _invalid([{"field": "authorization", "message": "malformed Basic"}]) from exc
-        user, _, password = pair.partition(":")
-        client_id, client_secret = unquote_plus(user), unquote_plus(password)
-    body: dict[str, Any] = {}
-    if client_id is not None:
-        body["clientId"] = client_id
-    if client_secret is not None:
-        body["clientSecret"] = client_secret
-    return body
 
 
 def _invalid(violations: list[dict[str, str]]) -> errors.RequestBodyInvalid:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter
 
-from pixgate.accounts.routes.deps import CurrentAccount, RuntimeDep
+from pixgate.accounts.routes.deps import RuntimeDep, granted
+from pixgate.accounts.rules.scopes import Scope
 from pixgate.accounts.schemas.balances import AccountBalances, StandardBalance
-from pixgate.accounts.service import balances
+from pixgate.accounts.service import auth, balances
 from pixgate.core.http.error_schemas import SimpleError
 from pixgate.core.http.errors import CentralBankRoute
 from pixgate.core.http.responses import JSONResponse, exact
@@ -17,10 +20,14 @@ router = APIRouter(
 
 
 @router.get("/accounts/balances", response_model=AccountBalances, summary="Account balance")
-async def account_balances(rt: RuntimeDep, who: CurrentAccount) -> JSONResponse:
+async def account_balances(
+    rt: RuntimeDep, who: Annotated[auth.Principal, granted(Scope.PIX_READ)]
+) -> JSONResponse:
     return exact(AccountBalances.of(await balances.get(rt, who.account_id)))
 
 
 @router.get("/api/balance", response_model=StandardBalance, summary="Balance, standard shape")
-async def standard_balance(rt: RuntimeDep, who: CurrentAccount) -> JSONResponse:
+async def standard_balance(
+    rt: RuntimeDep, who: Annotated[auth.Principal, granted(Scope.PIX_READ)]
+) -> JSONResponse:
     return exact(StandardBalance.of(await balances.get(rt, who.account_id)))

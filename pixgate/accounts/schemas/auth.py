@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import uuid
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
 
+from pixgate.core.http.error_schemas import ErrorEnvelope
 from pixgate.core.http.schemas import ApiModel
 
 
@@ -37,3 +39,21 @@ class TokenResponse(ApiModel):
     access_token: str
     token_type: str = "Bearer"  # noqa: S105 - a token type, not a secret
     expires_in: int = Field(description="seconds; 1800 by default")
+
+
+class OAuthTokenResponse(TokenResponse):
+    """The answer to the OAuth 2.0 form (RFC 6749 5.1): 200, with the scopes granted."""
+
+    scope: str = Field(description="the scopes granted, space-separated (RFC 6749 3.3)")
+
+
+class OAuthErrorBody(BaseModel):
+    """An OAuth 2.0 form request's refusal (RFC 6749 5.2)."""
+
+    error: Literal["invalid_request", "invalid_client", "unsupported_grant_type", "invalid_scope"]
+    error_description: str
+
+
+class TokenError(RootModel[ErrorEnvelope | OAuthErrorBody]):
+    """A refusal of the token endpoint: the spec's envelope to a JSON request, RFC 6749's
+    error to a form request."""

@@ -15,6 +15,7 @@ from pixgate.accounts.queries import credentials as credential_rows
 from pixgate.accounts.queries import keys as key_rows
 from pixgate.accounts.queries.accounts import Account
 from pixgate.accounts.rules import certificates
+from pixgate.accounts.rules.clients import AuthMethod
 from pixgate.core import names
 from pixgate.core.documents import is_valid_document, only_document_chars
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
@@ -27,7 +28,9 @@ from pixgate.runtime import Runtime
 class NewCredential:
     account_id: int
     client_id: str
-    client_secret: str
+    client_secret: str | None
+    """None for a `tls_client_auth` credential: its certificate authenticates it."""
+    auth_method: AuthMethod = AuthMethod.CLIENT_SECRET
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,15 +72,15 @@ async def create(
     issued = certificates.issue_client_certificate(f"pixgate client {name}")
     async with rt.db.begin() as conn:
         account_id = await account_rows.insert(conn, name=name, document=document)
-        credential = await _add_credential(rt, conn, account_id)
+        client_id, client_secret = await _add_credential(rt, conn, account_id)
         await _add_certificate(conn, account_id, issued.certificate)
         pix_key = await key_rows.add_random(conn, account_id)
         if seed:
             await journal.fund(conn, account_id, seed, memo="sandbox seed balance")
     return NewAccount(
         account_id=account_id,
-        client_id=credential.client_id,
-        client_secret=credential.client_secret,
+        client_id=client_id,
+        client_secret=client_secret,
         certificate_pem=issued.certificate_pem,
         private_key_pem=issued.private_key_pem,
         certificate_fingerprint=issued.certificate.fingerprint,
@@ -85,11 +88,18 @@ async def create(
     )
 
 
-async def create_credential(rt: Runtime, account_id: int) -> NewCredential:
+async def create_credential(
+    rt: Runtime, account_id: int, *, method: AuthMethod = AuthMethod.CLIENT_SECRET
+) -> NewCredential:
+    """Another credential of an account: with a secret, or (`tls_client_auth`) none, the
+    account's registered certificates authenticating it."""
     async with rt.db.begin() as conn:
         if not await credential_rows.account_exists(conn, account_id):
             raise NotFound(f"account {account_id} not found")
-        return await _add_credential(rt, conn, account_id)
+        if method is AuthMethod.TLS_CLIENT_AUTH:
+            return await _add_certificate_credential(conn, account_id)
+        client_id, client_secret = await _add_credential(rt, conn, account_id)
+    return NewCredential(account_id=account_id, client_id=client_id, client_secret=client_secret)
 
 
 async def revoke_credential(rt: Runtime, client_id: str) -> None:
@@ -147,7 +157,8 @@ async def update(rt: Runtime, account_id: int, changes: dict[str, Any]) -> Accou
     return row
 
 
-async def _add_credential(rt: Runtime, conn: Any, account_id: int) -> NewCredential:
+async def _add_credential(rt: Runtime, conn: Any, account_id: int) -> tuple[str, str]:
+    """A credential with a secret: its clientId and the secret (shown once, kept hashed)."""
     client_id = uuid.uuid4()
     secret = secrets.token_urlsafe(32)  # 43 characters
     await credential_rows.insert_credential(
@@ -156,7 +167,24 @@ async def _add_credential(rt: Runtime, conn: Any, account_id: int) -> NewCredent
         account_id=account_id,
         secret_hash=hash_secret(rt.secret_hash_key, secret),
     )
-    return NewCredential(account_id=account_id, client_id=str(client_id), client_secret=secret)
+    return str(client_id), secret
+
+
+async def _add_certificate_credential(conn: Any, account_id: int) -> NewCredential:
+    client_id = uuid.uuid4()
+    await credential_rows.insert_credential(
+        conn,
+        client_id=client_id,
+        account_id=account_id,
+        secret_hash=None,
+        auth_method=AuthMethod.TLS_CLIENT_AUTH,
+    )
+    return NewCredential(
+        account_id=account_id,
+        client_id=str(client_id),
+        client_secret=None,
+        auth_method=AuthMethod.TLS_CLIENT_AUTH,
+    )
 
 
 async def _add_certificate(

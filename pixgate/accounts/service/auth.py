@@ -13,6 +13,7 @@ import structlog
 
 from pixgate.accounts.queries import credentials as credential_rows
 from pixgate.accounts.rules import certificates
+from pixgate.accounts.rules.clients import AuthMethod
 from pixgate.accounts.rules.scopes import ALL_SCOPES, Scope
 from pixgate.accounts.rules.tokens import InvalidToken, Revocations
 from pixgate.accounts.service.accounts import hash_secret
@@ -86,12 +87,13 @@ async def issue_token(
     rt: Runtime,
     cert: certificates.ClientCertificate,
     client_id: uuid.UUID,
-    client_secret: str,
+    client_secret: str | None,
     *,
     scopes: frozenset[Scope] = ALL_SCOPES,
 ) -> IssuedToken:
     """The remaining checks, in the spec's order, except that the certificate's account is
-    compared after the secret (see below)."""
+    compared after the secret (see `_authenticate`). `client_secret` is None when the client
+    sent none (a `tls_client_auth` credential's request)."""
     check_validity(cert)
     try:
         async with rt.db.connection() as conn:
@@ -101,14 +103,7 @@ async def issue_token(
             credential = await credential_rows.active_credential(conn, client_id)
     except DatabaseUnavailable as exc:  # the token endpoint's code: credentials not checkable
         raise AuthUpstreamUnavailable("the credential store cannot be reached") from exc
-    expected = credential.secret_hash if credential is not None else _DUMMY_HASH
-    secret_ok = hmac.compare_digest(expected, hash_secret(rt.secret_hash_key, client_secret))
-    if credential is None or not secret_ok:
-        raise InvalidCredentials("invalid clientId or clientSecret")
-    # Only once the secret matched: a foreign certificate with a known clientId and a wrong
-    # secret answers as an unknown clientId does, so the answer never tells which exist.
-    if credential.account_id != registered.account_id:
-        raise CertNotAuthorizedForAccount("certificate is registered to another account")
+    _authenticate(rt, credential, client_secret, registered.account_id)
     token = rt.signer.issue(
         client_id=str(client_id),
         account_id=registered.account_id,
@@ -120,18 +115,55 @@ async def issue_token(
     return IssuedToken(access_token=token, expires_in=rt.settings.token_ttl, scopes=scopes)
 
 
+def _authenticate(
+    rt: Runtime,
+    credential: credential_rows.Credential | None,
+    client_secret: str | None,
+    certificate_account: int,
+) -> None:
+    """The client is who it says, by its secret or (`tls_client_auth`) by the registered
+    certificate of its account; every refusal answers as an unknown clientId does.
+
+    Only once a secret matched is a certificate of another account told apart (403): a
+    foreign certificate with a known clientId and a wrong secret answers as an unknown
+    clientId does, so the answer never tells which exist. A `tls_client_auth` credential has
+    no secret to prove anything first, so a foreign certificate is simply not its proof.
+    """
+    if not _secret_matches(rt, credential, client_secret) or credential is None:
+        raise InvalidCredentials("invalid clientId or clientSecret")
+    if credential.account_id == certificate_account:
+        return
+    if credential.auth_method is AuthMethod.TLS_CLIENT_AUTH:
+        raise InvalidCredentials("invalid clientId or clientSecret")
+    raise CertNotAuthorizedForAccount("certificate is registered to another account")
+
+
+def _secret_matches(
+    rt: Runtime, credential: credential_rows.Credential | None, client_secret: str | None
+) -> bool:
+    """The secret sent is the credential's, or none was sent for a credential that has none.
+    Every path makes the one HMAC and constant-time compare (against a dummy hash when there
+    is nothing to compare), so an unknown clientId costs what a known one does."""
+    stored = credential.secret_hash if credential is not None else None
+    presented = hash_secret(rt.secret_hash_key, client_secret or "")
+    matches = hmac.compare_digest(stored or _DUMMY_HASH, presented)
+    if credential is not None and credential.auth_method is AuthMethod.TLS_CLIENT_AUTH:
+        return client_secret is None
+    return matches and stored is not None and client_secret is not None
+
+
 async def sign_in(rt: Runtime, client_id: str, client_secret: str) -> Principal:
     """The token endpoint's credential checks without the certificate (the dashboard's
     sign-in): an unknown or malformed clientId and a wrong secret answer alike, and an unknown
-    clientId costs the same secret comparison as a known one."""
+    clientId costs the same secret comparison as a known one. A `tls_client_auth` credential
+    has no secret, so it cannot sign in (its proof is a certificate the dashboard never sees):
+    any secret sent for it is refused as a wrong one."""
     parsed = client_id_of(client_id)
     credential = None
     if parsed is not None:
         async with rt.db.connection() as conn:
             credential = await credential_rows.active_credential(conn, parsed)
-    expected = credential.secret_hash if credential is not None else _DUMMY_HASH
-    secret_ok = hmac.compare_digest(expected, hash_secret(rt.secret_hash_key, client_secret))
-    if credential is None or not secret_ok:
+    if not _secret_matches(rt, credential, client_secret) or credential is None:
         raise InvalidCredentials("invalid clientId or clientSecret")
     return Principal(account_id=credential.account_id, client_id=str(parsed))
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import base64
 import io
+from typing import Annotated
 
 import segno
 from fastapi import APIRouter
 
-from pixgate.accounts.public import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
 from pixgate.charges.schemas.cash_in import CashInRequest, CashInResponse
 from pixgate.charges.service import cash_in
 from pixgate.core import errors
@@ -44,7 +45,10 @@ def qr_code_image(pix_code: str) -> str:
     ),
 )
 async def create_cash_in(
-    body: CashInRequest, rt: RuntimeDep, who: CurrentAccount, instructions: ProviderInstructions
+    body: CashInRequest,
+    rt: RuntimeDep,
+    who: Annotated[auth.Principal, granted(Scope.COB_WRITE)],
+    instructions: ProviderInstructions,
 ) -> CashInResponse:
     tx = body.transaction
     created = await cash_in.create(

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from pixgate.accounts.public import CurrentAccount, RuntimeDep
+from pixgate.accounts.public import RuntimeDep, Scope, auth, granted
 from pixgate.core.http import rate_limit
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Page, PageSize
@@ -28,7 +28,7 @@ router = APIRouter(
 async def list_med(
     request: Request,
     rt: RuntimeDep,
-    who: CurrentAccount,
+    who: Annotated[auth.Principal, granted(Scope.PIX_READ)],
     status: MedStatus | None = None,
     isReconciled: bool | None = None,
     startDate: Annotated[

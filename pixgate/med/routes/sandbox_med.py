@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
 
-from pixgate.accounts.public import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.accounts.public import RuntimeDep, Scope, auth, granted, sandbox_only
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.responses import JSONResponse, exact
 from pixgate.core.http.routing import PixgateRoute
@@ -32,7 +32,11 @@ CaseId = Annotated[int, Path(ge=1, le=2**63 - 1, description="the MED case's id"
     summary="Open a MED case (or cancel one, with reason REFUND_CANCELLATION)",
     responses={409: {"model": ApiError}},
 )
-async def open_case(body: SandboxMedRequest, rt: RuntimeDep, who: CurrentAccount) -> JSONResponse:
+async def open_case(
+    body: SandboxMedRequest,
+    rt: RuntimeDep,
+    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
+) -> JSONResponse:
     case = await med.request(
         rt,
         who.account_id,
@@ -48,7 +52,10 @@ async def open_case(body: SandboxMedRequest, rt: RuntimeDep, who: CurrentAccount
     responses={409: {"model": ApiError}},
 )
 async def analyse(
-    id: CaseId, body: SandboxMedAnalysis, rt: RuntimeDep, who: CurrentAccount
+    id: CaseId,
+    body: SandboxMedAnalysis,
+    rt: RuntimeDep,
+    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
 ) -> JSONResponse:
     case = await med.analyse(rt, who.account_id, id, body.result, body.details)
     return exact(MedItem.model_validate(wire(case)))

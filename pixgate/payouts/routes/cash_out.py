@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter
 
-from pixgate.accounts.public import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
 from pixgate.core import errors
 from pixgate.core.http.errors import EnvelopeRoute, openapi_responses
 from pixgate.payouts.schemas.cash_out import CashOutRequest, CashOutResponse
@@ -33,7 +35,10 @@ router = APIRouter(route_class=EnvelopeRoute, tags=["cash-out"])
     ),
 )
 async def create_cash_out(
-    body: CashOutRequest, rt: RuntimeDep, who: CurrentAccount, instructions: ProviderInstructions
+    body: CashOutRequest,
+    rt: RuntimeDep,
+    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
+    instructions: ProviderInstructions,
 ) -> CashOutResponse:
     created = await cash_out.create(
         rt,

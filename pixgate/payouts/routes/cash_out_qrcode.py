@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter
 
-from pixgate.accounts.public import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
 from pixgate.core.errors import DuplicateExternalId, ExternalIdConflict
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.errors import answering
@@ -36,7 +38,10 @@ router = APIRouter(
     },
 )
 async def create_qr_cash_out(
-    body: QrCashOutRequest, rt: RuntimeDep, who: CurrentAccount, instructions: ProviderInstructions
+    body: QrCashOutRequest,
+    rt: RuntimeDep,
+    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
+    instructions: ProviderInstructions,
 ) -> QrCashOutResponse:
     created = await cash_out_qrcode.create(
         rt,

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header
 
-from pixgate.accounts.public import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
 from pixgate.core import errors
 from pixgate.core.http.error_schemas import SimpleError
 from pixgate.core.http.errors import CentralBankRoute, Family, answering, openapi_responses
@@ -79,7 +79,7 @@ def idempotency_key(
 async def create_transfer(
     body: DictTransferRequest,
     rt: RuntimeDep,
-    who: CurrentAccount,
+    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
     key: Annotated[uuid.UUID, Depends(idempotency_key)],
     instructions: ProviderInstructions,
 ) -> JSONResponse:

@@ -11,7 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from pixgate.accounts.public import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
 from pixgate.core import errors
 from pixgate.core.http.errors import Family, openapi_responses
 from pixgate.core.http.responses import JSONResponse, exact
@@ -46,7 +46,7 @@ async def refund_in(
     ],
     body: RefundInRequest,
     rt: RuntimeDep,
-    who: CurrentAccount,
+    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
     instructions: ProviderInstructions,
 ) -> JSONResponse:
     order = refunds.RefundOrder(

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.accounts.public import CurrentAccount, RuntimeDep, sandbox_only
+from pixgate.accounts.public import RuntimeDep, Scope, auth, granted, sandbox_only
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import DOCUMENT, EXAMPLE_CPF, ApiModel, example
@@ -68,7 +68,9 @@ class RegisteredKey(ApiModel):
     summary="Register a key in the sandbox DICT",
     responses={409: {"description": "The key is registered by another account."}},
 )
-async def register_key(body: DictKeyRequest, rt: RuntimeDep, who: CurrentAccount) -> RegisteredKey:
+async def register_key(
+    body: DictKeyRequest, rt: RuntimeDep, who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)]
+) -> RegisteredKey:
     holder = await sandbox.register_key(
         rt,
         who.account_id,
