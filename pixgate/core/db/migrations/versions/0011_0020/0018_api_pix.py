@@ -8,6 +8,8 @@ that authenticate by certificate alone.
   its token at a location of its own.
 - `charge_revisions`: every revision of a cob (`GET /cob/{txid}?revisao=n`), the current one
   included; existing cobs get their current revision here.
+- `ix_transactions_account_received`: an account's received PIX by when they were credited
+  (`GET /pix`).
 - `credentials.auth_method`: `client_secret` (the spec's) or `tls_client_auth` (RFC 8705
   section 2.1: the clientId and its registered certificate, no secret).
 - `webhook_endpoints.pix_key`: the Central Bank's webhook by key (`PUT /webhook/{chave}`), a
@@ -73,6 +75,10 @@ def upgrade() -> None:
         SELECT id, revision, status, amount, expires_at, body, updated_at
         FROM charges WHERE kind = 'cob';
         CREATE INDEX ix_charges_account_kind_created ON charges (account_id, kind, created_at);
+        -- GET /pix: an account's received PIX in the order they were credited.
+        CREATE INDEX ix_transactions_account_received
+            ON transactions (account_id, processed_at, id)
+            WHERE operation = 'PAYMENT' AND status = 'CONFIRMED';
 
         ALTER TABLE credentials
             ADD COLUMN auth_method text NOT NULL DEFAULT 'client_secret',
@@ -123,6 +129,7 @@ def downgrade() -> None:
             DROP CONSTRAINT ck_credentials_auth_method,
             DROP COLUMN auth_method,
             ALTER COLUMN secret_hash SET NOT NULL;
+        DROP INDEX ix_transactions_account_received;
         DROP INDEX ix_charges_account_kind_created;
         DROP TABLE charge_revisions;
         DROP TABLE locations;
