@@ -17,6 +17,26 @@ from pixgate.provider.dict_keys import KeyHolder
 
 BRANCH = "0001"
 """The branch our own accounts show as theirs."""
+BANK_NAME = "Pixgate"
+"""The bank name our own accounts show as theirs."""
+
+
+def house_holder(
+    key: str, key_type: str, *, account_id: int, name: str, document: str | None, ispb: str
+) -> KeyHolder:
+    """One of our accounts' keys as the DICT answers it: the account's holder at this
+    gateway's ISPB (`ispb`), in the words `Counterpart.our_account` uses for the account."""
+    return KeyHolder(
+        key=key,
+        key_type=key_type,
+        name=name,
+        document=document or "",
+        ispb=ispb,
+        bank_name=BANK_NAME,
+        bank_code="",
+        branch=BRANCH,
+        account_number=str(account_id),
+    )
 
 
 @dataclass(frozen=True, slots=True)

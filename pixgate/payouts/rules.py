@@ -54,4 +54,8 @@ class AcceptMode(StrEnum):
     REFUND = "refund"
     """A refund of a received PIX: no fee, no limits (refund_create())."""
     IN_HOUSE = "in_house"
-    """Pays one of our charges and settles at once: limits and balance checked, no job."""
+    """Pays one of our charges or accounts' keys and settles at once: limits and balance
+    checked, no job."""
+    IN_HOUSE_COUNTED = "in_house_counted"
+    """A DICT transfer to one of our accounts' keys, settled at once: counted as COUNTED
+    (False when the balance is short), no job."""

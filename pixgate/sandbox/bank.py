@@ -6,7 +6,8 @@ provider (the synchronous refusals, a charge's registration, the settlement dela
 read back from `provider.instructions` when a payout or refund is settled. This is the
 only module that acts on a scenario.
 
-Registered keys come from `sandbox_dict_keys`. For cash-out, a key nobody registered
+Our accounts' keys (`account_keys`) resolve to their account's holder at our ISPB; other
+registered keys come from `sandbox_dict_keys`. For cash-out, a key nobody registered
 resolves to a synthetic holder derived from a hash of the key, so the same key always
 reaches the same name, bank and account; its document is taken to be the one the payer
 states, so plain sandbox payments confirm (register the key to exercise TAX_ID_MISMATCH
@@ -19,6 +20,7 @@ import hashlib
 from collections.abc import Callable
 from datetime import timedelta
 
+from pixgate.core.counterparts import house_holder
 from pixgate.core.db.pool import Database
 from pixgate.core.documents import is_valid_document, make_cpf, only_document_chars
 from pixgate.core.errors import (
@@ -58,7 +60,23 @@ class SandboxBank:
         self.db = db
 
     async def lookup_key(self, key: str, key_type: str) -> KeyHolder | None:
-        return await sandbox_dict.get(self.db, key)
+        entry = await sandbox_dict.get(self.db, key)
+        return None if entry is None else self._resolve(entry)
+
+    def _resolve(self, entry: sandbox_dict.DictEntry) -> KeyHolder | None:
+        """The holder the DICT names: our account's for one of our keys, else the
+        registered one (None: nobody registered the key)."""
+        house = entry.house
+        if house is None:
+            return entry.holder
+        return house_holder(
+            house.key,
+            house.key_type,
+            account_id=house.account_id,
+            name=house.name,
+            document=house.document,
+            ispb=self.settings.ispb,
+        )
 
     def refuse_payment(self, instructions: Instructions) -> None:
         """The synchronous scenarios answer as the real error would."""
@@ -78,7 +96,9 @@ class SandboxBank:
 
     async def pay(self, order: PaymentOrder) -> PaymentResult:
         view = await sandbox_dict.payment_view(self.db, order.pix_key, order.transaction_pk)
-        holder = view.holder or synthetic_holder(order.pix_key, order.key_type, order.document)
+        holder = self._resolve(view.entry) or synthetic_holder(
+            order.pix_key, order.key_type, order.document
+        )
         e2e = new_end_to_end_id(self.settings.ispb, order.at)
         error = _settlement_error(order, holder, view.instructions)
         if error is not None:

@@ -1,4 +1,8 @@
-"""The sandbox's DICT directory rows."""
+"""The sandbox's DICT directory rows, and our accounts' keys as its DICT sees them.
+
+A key one of our accounts holds (`account_keys`) is that account's, whatever an integrator
+registered in `sandbox_dict_keys`: the DICT names one holder per key, and the gateway is
+the institution of its own accounts' keys."""
 
 from __future__ import annotations
 
@@ -59,20 +63,69 @@ def _holder(r: asyncpg.Record) -> KeyHolder:
     )
 
 
-KEYS = read_by_key("SELECT * FROM sandbox_dict_keys WHERE key = ANY($1::text[])", "key", _holder)
+@dataclass(frozen=True, slots=True)
+class HouseKey:
+    """One of our accounts' keys: the account and its holder (the bank adds our ISPB)."""
+
+    key: str
+    key_type: str
+    account_id: int
+    name: str
+    document: str | None
 
 
-async def get(db: Database, key: str) -> KeyHolder | None:
+@dataclass(frozen=True, slots=True)
+class DictEntry:
+    """What the sandbox DICT holds of a key: one of our accounts', or a registered one."""
+
+    house: HouseKey | None
+    holder: KeyHolder | None
+
+
+def _house(r: asyncpg.Record) -> HouseKey | None:
+    if r["house_key"] is None:
+        return None
+    return HouseKey(
+        r["house_key"],
+        r["house_key_type"],
+        r["house_account"],
+        r["house_name"],
+        r["house_document"],
+    )
+
+
+def _entry(r: asyncpg.Record) -> DictEntry:
+    return DictEntry(_house(r), None if r["key"] is None else _holder(r))
+
+
+KEYS = read_by_key(
+    """
+    SELECT a.key AS asked, ak.key AS house_key, ak.key_type AS house_key_type,
+           ak.account_id AS house_account, acc.name AS house_name,
+           acc.document AS house_document, k.*
+    FROM unnest($1::text[]) AS a (key)
+    LEFT JOIN account_keys ak ON ak.key = a.key
+    LEFT JOIN accounts acc ON acc.id = ak.account_id
+    LEFT JOIN sandbox_dict_keys k ON k.key = a.key
+    WHERE ak.key IS NOT NULL OR k.key IS NOT NULL
+    """,
+    "asked",
+    _entry,
+)
+
+
+async def get(db: Database, key: str) -> DictEntry | None:
     """A key's entry, read with the others asked for meanwhile (every settlement asks)."""
     return await db.batcher(KEYS).submit("sandbox_dict_keys", key)
 
 
 @dataclass(frozen=True, slots=True)
 class PaymentView:
-    """What the sandbox SPI reads to settle a payment: the destination key's entry (None:
-    nobody registered it) and the instructions kept with the payout (opaque here)."""
+    """What the sandbox SPI reads to settle a payment: the destination key's entries (None:
+    nobody registered it, no account of ours holds it) and the instructions kept with the
+    payout (opaque here)."""
 
-    holder: KeyHolder | None
+    entry: DictEntry
     instructions: str | None
 
 
@@ -81,8 +134,12 @@ async def _send_payment_views(
 ) -> list[PaymentView]:
     rows = await conn.fetch(
         """
-        SELECT i.value AS instructions, k.*
+        SELECT i.value AS instructions, ak.key AS house_key, ak.key_type AS house_key_type,
+               ak.account_id AS house_account, acc.name AS house_name,
+               acc.document AS house_document, k.*
         FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS a (key, transaction_id, ord)
+        LEFT JOIN account_keys ak ON ak.key = a.key
+        LEFT JOIN accounts acc ON acc.id = ak.account_id
         LEFT JOIN sandbox_dict_keys k ON k.key = a.key
         LEFT JOIN provider_instructions i ON i.transaction_id = a.transaction_id
         ORDER BY a.ord
@@ -90,7 +147,7 @@ async def _send_payment_views(
         [key for key, _ in asked],
         [transaction_id for _, transaction_id in asked],
     )
-    return [PaymentView(None if r["key"] is None else _holder(r), r["instructions"]) for r in rows]
+    return [PaymentView(_entry(r), r["instructions"]) for r in rows]
 
 
 PAYMENT_VIEWS = Statement(_send_payment_views, max_items=MAX_READS)

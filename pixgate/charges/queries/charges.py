@@ -383,16 +383,18 @@ async def insert_settled_withdraw(
     description: str | None,
     details: dict[str, Any],
     at: datetime,
+    error: tuple[str, str] | None = None,
 ) -> Transaction | None:
-    """A WITHDRAW settled on the spot (internal PIX); None when the externalId is taken."""
+    """A WITHDRAW settled on the spot (internal PIX), CONFIRMED, or in ERROR with `error`'s
+    code and message; None when the externalId is taken."""
     row = await conn.fetchrow(
         """
         INSERT INTO transactions (account_id, operation, kind, status, external_id, amount, fee,
                                   end_to_end_id, pix_key, pix_key_type, counterpart,
                                   counterpart_ispb, counterpart_account_id, description,
-                                  details, created_at, processed_at)
-        VALUES ($1, 'WITHDRAW', $2, 'CONFIRMED', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-                $14, $14)
+                                  details, created_at, processed_at, error_code, error_message)
+        VALUES ($1, 'WITHDRAW', $2, CASE WHEN $15::text IS NULL THEN 'CONFIRMED' ELSE 'ERROR' END,
+                $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15, $16)
         ON CONFLICT (account_id, external_id) DO NOTHING
         RETURNING *
         """,
@@ -410,5 +412,7 @@ async def insert_settled_withdraw(
         description,
         details,
         at,
+        error[0] if error else None,
+        error[1] if error else None,
     )
     return None if row is None else Transaction.from_record(row)

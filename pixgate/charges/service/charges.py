@@ -26,7 +26,7 @@ from pixgate.charges.queries.charges import Charge
 from pixgate.charges.service import splits
 from pixgate.charges.service.locations import location_url
 from pixgate.core import brcode
-from pixgate.core.counterparts import Counterpart
+from pixgate.core.counterparts import BANK_NAME, Counterpart
 from pixgate.core.db.pool import Connection
 from pixgate.core.documents import document_kind, is_valid_document, only_document_chars
 from pixgate.core.errors import ChargeNotFound, ChargeNotPayable, NotFound, ValidationFailed
@@ -42,7 +42,6 @@ from pixgate.webhooks.public import EventType
 from pixgate.webhooks.public import outbox as events
 
 FEE_KEY = "cash_in"
-BANK_NAME = "Pixgate"
 PAID_STATUSES = frozenset({ChargeStatus.CONFIRMED, ChargeStatus.CONCLUIDA})
 EXPIRED_STATUSES = frozenset({ChargeStatus.EXPIRED, ChargeStatus.REMOVIDA_PELO_PSP})
 

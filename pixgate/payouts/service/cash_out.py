@@ -1,7 +1,8 @@
 """POST /api/pix/cash-out: a PIX sent to a key, settled later by the settling bank.
 
 The order is checked here; `payouts.service.outgoing.create_pending` then writes the PENDING row,
-holds amount + fee, checks the limits and queues the settlement, in one statement.
+holds amount + fee, checks the limits and queues the settlement, in one statement. A key
+one of our accounts holds is paid in the house instead (`payouts.service.in_house`).
 """
 
 from __future__ import annotations
@@ -9,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from pixgate.accounts.public import find_key_owner
 from pixgate.core.documents import document_kind, only_document_chars
-from pixgate.core.errors import InvalidAmount, InvalidPixKey, ValidationFailed
+from pixgate.core.errors import InvalidAmount, InvalidPixKey, OwnKeyPayment, ValidationFailed
 from pixgate.core.labels import TransactionKind
 from pixgate.core.money import amount_cents
 from pixgate.core.pix_keys import KeyType, is_valid_cash_out_key, normalize_key
-from pixgate.payouts.service import outgoing
+from pixgate.payouts.service import in_house, outgoing
 from pixgate.payouts.service.outgoing import CashOut
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions
 from pixgate.runtime import Runtime
@@ -48,7 +50,8 @@ async def create(
     instructions: Instructions = NO_INSTRUCTIONS,
 ) -> CashOut:
     """The provider's synchronous refusals answer once the request's own checks have
-    passed (an invalid request answers its own error, whatever it told the provider)."""
+    passed (an invalid request answers its own error, whatever it told the provider), and
+    a payment to another of our accounts' keys too, though it never reaches the bank."""
     amount = amount_of(order.value)
     if not is_valid_cash_out_key(order.key, order.key_type):
         raise InvalidPixKey(f"details.key is not a valid {order.key_type} key")
@@ -57,12 +60,16 @@ async def create(
         raise ValidationFailed(
             ["details.document must be a CPF (11 digits) or a CNPJ (14 characters)"]
         )
+    pix_key = normalize_key(order.key, order.key_type)
+    owner = await find_key_owner(rt.db, pix_key)
+    if owner is not None and owner.account_id == account_id:
+        raise OwnKeyPayment("an account cannot pay its own PIX key")
     rt.provider.refuse_payment(instructions)
     payout = outgoing.PendingPayout(
         kind=TransactionKind.CASH_OUT,
         external_id=order.external_id,
         amount=amount,
-        pix_key=normalize_key(order.key, order.key_type),
+        pix_key=pix_key,
         pix_key_type=order.key_type.value,
         description=order.description,
         details={
@@ -71,4 +78,8 @@ async def create(
             "checkPixKeyWithDocument": order.check_document,
         },
     )
+    if owner is not None:
+        paid = await in_house.pay_key(rt, account_id, payout, document=document)
+        if paid is not None:
+            return paid
     return await outgoing.create_pending(rt, account_id, payout, instructions=instructions)

@@ -11,6 +11,12 @@ gives it two hooks: `expiry_failure` (a NORM transfer still queued past
 and `payment_order` (what `provider.pay` receives). A creditorDocument that differs from
 the DICT holder's is known at creation: the transfer is stored in ERROR (TAX_ID_MISMATCH)
 with its event and no hold, so the balance is never debited.
+
+A key one of our accounts holds is paid in the house (`payouts.service.in_house`): the
+transfer is written CONFIRMED and the receiver credited in the same transaction, its limits
+counted as any DICT transfer's (`IN_HOUSE_COUNTED`), without the DICT or the bank; our own
+ISPB in `ispbDeny` refuses it, a creditorDocument other than the receiving account's ends it
+in ERROR (TAX_ID_MISMATCH), and paying one's own key is refused.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import Any
 
 import structlog
 
-from pixgate.accounts.public import fees
+from pixgate.accounts.public import fees, find_key_owner
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.documents import only_document_chars
 from pixgate.core.errors import (
@@ -30,6 +36,7 @@ from pixgate.core.errors import (
     IdempotencyKeyReused,
     InsufficientBalance,
     IspbDenied,
+    OwnKeyPayment,
     ValidationFailed,
 )
 from pixgate.core.ids import new_end_to_end_id
@@ -38,7 +45,7 @@ from pixgate.core.pix_keys import dict_key_type, normalize_key
 from pixgate.ledger.public import Transaction
 from pixgate.payouts.queries import dict_transfers as rows
 from pixgate.payouts.rules import AcceptMode
-from pixgate.payouts.service import outgoing
+from pixgate.payouts.service import in_house, outgoing
 from pixgate.provider import instructions as provider_instructions
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions, PaymentOrder
 from pixgate.runtime import Runtime
@@ -109,6 +116,16 @@ async def create(
     if existing is not None:
         return _replay(existing, order, pix_key)
 
+    owner = await find_key_owner(rt.db, pix_key)
+    if owner is not None:
+        if owner.account_id == account_id:
+            raise OwnKeyPayment("an account cannot pay its own PIX key")
+        if order.ispb_deny and rt.settings.ispb in order.ispb_deny:
+            raise IspbDenied(f"the key's institution {rt.settings.ispb} is in ispbDeny")
+        paid = await _pay_in_house(rt, account_id, order, pix_key, key_type, idempotency_key)
+        if paid is not None:
+            return paid
+
     holder = await rt.provider.lookup_key(pix_key, key_type)
     if holder is None:
         raise DictKeyNotFound(f"pixKey {order.pix_key} is not registered in the DICT")
@@ -163,6 +180,74 @@ async def create(
             if not held:
                 raise InsufficientBalance("available balance is less than amount + fee")
     log.info("dict_transfer.created", transaction_id=row.id, status=row.status)
+    return _transfer(row, replayed=False)
+
+
+async def _pay_in_house(
+    rt: Runtime,
+    account_id: int,
+    order: TransferOrder,
+    pix_key: str,
+    key_type: str,
+    idempotency_key: uuid.UUID,
+) -> Transfer | None:
+    """The transfer to one of our keys, settled in one transaction; None when the key is no
+    longer ours (the caller then asks the DICT)."""
+    now = rt.clock.now()
+    async with rt.db.begin() as conn:
+        parties = await in_house.lock_parties(conn, account_id, pix_key)
+        if parties is None:
+            return None
+        mismatch = in_house.document_differs(order.creditor_document, parties.receiver)
+        end_to_end_id = new_end_to_end_id(rt.settings.ispb, now)
+        row = await rows.insert_once(
+            conn,
+            account_id=account_id,
+            idempotency_key=idempotency_key,
+            status=TransactionStatus.ERROR if mismatch else TransactionStatus.CONFIRMED,
+            amount=order.amount,
+            fee=fees.of(rt.settings, parties.payer.fees, FEE_KEY, order.amount),
+            end_to_end_id=end_to_end_id,
+            pix_key=pix_key,
+            pix_key_type=key_type,
+            description=order.description,
+            counterpart=in_house.counterpart(rt.settings, parties.receiver),
+            details=order.details(),
+            created_at=now,
+            error_code=in_house.TAX_ID_MISMATCH[0] if mismatch else None,
+            error_message="creditorDocument differs from the key holder's" if mismatch else None,
+        )
+        if row is None:
+            again = await rows.by_idempotency_key(conn, account_id, idempotency_key)
+            assert again is not None, "a conflicting key is visible once its insert committed"
+            return _replay(again, order, pix_key)
+        if not mismatch:
+            held = await outgoing.accept(
+                conn,
+                rt.settings,
+                AcceptMode.IN_HOUSE_COUNTED,
+                account_id,
+                row.id,
+                amount=row.amount,
+                fee=row.fee,
+                now=now,
+            )
+            if not held:
+                raise InsufficientBalance("available balance is less than amount + fee")
+            await in_house.credit(
+                conn,
+                rt.settings,
+                parties,
+                row.amount,
+                key=pix_key,
+                end_to_end_id=end_to_end_id,
+                at=now,
+                message=order.description,
+            )
+        await events.record(
+            conn, account_id=account_id, type=EventType.CASH_OUT, transaction_id=row.id
+        )
+    log.info("dict_transfer.in_house", transaction_id=row.id, status=row.status)
     return _transfer(row, replayed=False)
 
 

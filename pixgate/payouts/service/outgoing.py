@@ -39,6 +39,8 @@ from pixgate.runtime import Runtime
 FEE_KEY = "cash_out"
 # A payout priced from terms that changed meanwhile is priced again, at most this often.
 TERMS_ATTEMPTS = 3
+IN_HOUSE_MODES = frozenset({AcceptMode.IN_HOUSE, AcceptMode.IN_HOUSE_COUNTED})
+"""The modes of a payout settled in the house at once: no settlement job."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +66,14 @@ async def accept(
     terms: Terms | Account | None = None,
 ) -> bool:
     """Accept a payout whose row the caller wrote, in the caller's transaction: False, and
-    nothing written, when a `COUNTED` payout's balance is short; the domain error of a
-    refusal otherwise. An `IN_HOUSE` payout is settled at once and its limits checked
-    against `terms` (the locked account's); the others get their settlement job."""
+    nothing written, when a `COUNTED` or `IN_HOUSE_COUNTED` payout's balance is short; the
+    domain error of a refusal otherwise. An `IN_HOUSE` payout is settled at once and its
+    limits checked against `terms` (the locked account's), an `IN_HOUSE_COUNTED` one settled
+    at once; the others get their settlement job."""
     window = limit_rules.window(settings, terms, now) if terms is not None else None
     if mode is AcceptMode.IN_HOUSE and window is None:
         raise ValueError("an in-house payout's limits are checked: pass the account's terms")
-    settles_later = mode is not AcceptMode.IN_HOUSE
+    settles_later = mode not in IN_HOUSE_MODES
     try:
         return await payments.accept(
             conn,

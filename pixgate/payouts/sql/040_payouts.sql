@@ -21,8 +21,12 @@ DROP FUNCTION IF EXISTS payout_accept, payout_create, payouts_create, settle_pay
 --   'counted'   its limits were decided before (a DICT transfer, a split payout): counted,
 --               never refused; false, and nothing written, when the balance is short;
 --   'refund'    a refund of a received PIX: no fee, no limits; PXB01 when the balance is short;
---   'in_house'  a QR cash-out paying one of our charges, settled at once: the limits checked
---               and counted, PXB01 when short, the hold posted to the settlement book; no job.
+--   'in_house'  a payment settled at once in the house (a QR cash-out paying one of our
+--               charges, a cash-out to one of our accounts' keys): the limits checked and
+--               counted, PXB01 when short, the hold posted to the settlement book; no job;
+--   'in_house_counted'  a DICT transfer to one of our accounts' keys, settled at once: its
+--               limits counted as 'counted' (false, and nothing written, when the balance is
+--               short), the hold posted to the settlement book; no job.
 CREATE FUNCTION payout_accept(
     p_mode text, p_account bigint, p_transaction bigint, p_amount bigint, p_fee bigint,
     p_created_at timestamptz, p_day_start timestamptz, p_night_start timestamptz,
@@ -36,7 +40,7 @@ DECLARE
     v_held boolean := v_account.id IS NOT NULL;
     v_job bigint;
 BEGIN
-    IF p_mode NOT IN ('cash_out', 'counted', 'refund', 'in_house') THEN
+    IF p_mode NOT IN ('cash_out', 'counted', 'refund', 'in_house', 'in_house_counted') THEN
         RAISE EXCEPTION 'unknown payout acceptance mode %', p_mode;
     END IF;
     IF p_mode = 'cash_out' THEN
@@ -53,16 +57,16 @@ BEGIN
     IF p_mode IN ('cash_out', 'in_house') THEN
         PERFORM limit_check(p_account, p_created_at, p_amount, p_transaction_limit,
                             p_daily_limit, p_night_limit, p_day_start, p_night_start);
-    ELSIF p_mode = 'counted' AND v_held THEN
+    ELSIF p_mode IN ('counted', 'in_house_counted') AND v_held THEN
         PERFORM limit_count(p_account, p_created_at, p_amount, p_day_start, p_night_start);
     END IF;
     IF NOT v_held THEN
-        IF p_mode = 'counted' THEN
+        IF p_mode IN ('counted', 'in_house_counted') THEN
             RETURN false;
         END IF;
         RAISE EXCEPTION 'available balance is less than amount + fee' USING ERRCODE = 'PXB01';
     END IF;
-    IF p_mode = 'in_house' THEN
+    IF p_mode IN ('in_house', 'in_house_counted') THEN
         PERFORM ledger_post(p_account, p_amount, p_fee, p_transaction);
     ELSE
         v_job := job_enqueue(p_job_kind, jsonb_build_object('transaction_id', p_transaction),
