@@ -3,7 +3,7 @@
 Each step is one transaction: the case's state, its balance move (`sql/060_med.sql`) and
 its webhook event (`med_created`, `med_accepted`, `med_rejected`) commit together. An
 approved case's refund is created in the analysis' transaction by the refund rule every
-refund goes through (`refunds.queries`), so it can never exceed what is left of the PIX.
+refund goes through (`refunds.queries.refunds`), so it can never exceed what is left of the PIX.
 """
 
 from __future__ import annotations

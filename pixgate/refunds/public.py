@@ -2,12 +2,13 @@
 import."""
 
 from pixgate.refunds import service
-from pixgate.refunds.queries import received_pix
+from pixgate.refunds.queries.received import received_pix
 from pixgate.refunds.rules import RETURN_KINDS, ReceivedPix, RefundKind, pix_body
-from pixgate.refunds.schemas import RefundOutRequest, RefundOutResponse
+from pixgate.refunds.schemas import Pix, RefundOutRequest, RefundOutResponse
 
 __all__ = [
     "RETURN_KINDS",
+    "Pix",
     "ReceivedPix",
     "RefundKind",
     "RefundOutRequest",

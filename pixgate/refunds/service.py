@@ -2,14 +2,15 @@
 
 A refund of a received PIX, asked for by `POST /api/pix/refund-in/{id}` (`refund_in`) or
 `PUT /pix/{e2eid}/devolucao/{id}` (`devolucao`), is one REFUND_IN transaction whose
-`parent_id` is the original. `refunds.queries.create` (the database function `refund_create()`)
-locks the original, refuses what the refundable-balance rule or the refund window refuse,
-and writes the PENDING row, the hold of its amount (no fee; the outgoing limits do not
-count refunds) and its settlement job, in one transaction. The settling bank then returns
-the money (`send_return`, the settlement hook of the refund kinds in `payouts.service.settlement`):
-PENDING becomes CONFIRMED (the hold posted) or ERROR (the hold voided), and the
-`refund_in` event is written. The refund's externalId is the devolucao's `id`, so a refund
-made through one family is read through the other under that id.
+`parent_id` is the original. `refunds.queries.refunds.create` (the database function
+`refund_create()`) locks the original, refuses what the refundable-balance rule or the
+refund window refuse, and writes the PENDING row, the hold of its amount (no fee; the
+outgoing limits do not count refunds) and its settlement job, in one transaction. The
+settling bank then returns the money (`send_return`, the settlement hook of the refund
+kinds in `payouts.service.settlement`): PENDING becomes CONFIRMED (the hold posted) or
+ERROR (the hold voided), and the `refund_in` event is written. The refund's externalId is
+the devolucao's `id`, so a refund made through one family is read through the other under
+that id.
 
 A PIX that another of our accounts paid (it paid the receiver's charge with a QR cash-out,
 `payouts.service.cash_out_qrcode`) never leaves the house when it is returned: its refund is
@@ -56,7 +57,8 @@ from pixgate.provider.base import (
     ReturnOrder,
     SettlingBank,
 )
-from pixgate.refunds import queries as rows
+from pixgate.refunds.queries import received as received_rows
+from pixgate.refunds.queries import refunds as rows
 from pixgate.refunds.rules import (
     REQUESTABLE,
     Natureza,
@@ -177,7 +179,7 @@ async def get_devolucao(rt: Runtime, account_id: int, end_to_end_id: str, refund
 async def received(rt: Runtime, account_id: int, end_to_end_id: str) -> ReceivedPix:
     """GET /pix/{e2eid}: a PIX the account received, with its refunds."""
     async with rt.db.connection() as conn:
-        found = await rows.received_pix(conn, account_id, end_to_end_id)
+        found = await received_rows.received_pix(conn, account_id, end_to_end_id)
     if found is None:
         raise NotFound(f"no PIX received with end-to-end id {end_to_end_id}")
     return found
@@ -190,7 +192,7 @@ async def received_list(rt: Runtime, account_id: int, query: PixQuery) -> Receiv
     if query.cpf is not None and query.cnpj is not None:
         raise ValidationFailed(["cnpj: cannot be used together with cpf"])
     async with rt.db.connection() as conn:
-        return await rows.received_page(conn, account_id, query)
+        return await received_rows.received_page(conn, account_id, query)
 
 
 async def refund_out(rt: Runtime, account_id: int, original: uuid.UUID, value: Decimal) -> Refund:

@@ -23,8 +23,8 @@ from pixgate.jobs.queue import DELIVER_WEBHOOK
 from pixgate.ledger.service import verify
 from pixgate.med import queries as med_rows
 from pixgate.med.rules import AnalysisResult, Bank, MedStatus
-from pixgate.refunds import queries as refund_rows
 from pixgate.refunds import service as refunds
+from pixgate.refunds.queries import refunds as refund_rows
 from pixgate.refunds.rules import Natureza, RefundKind
 from pixgate.runtime import Runtime
 from tests.builders import insert_transactions

@@ -26,7 +26,7 @@ CARRIERS = (
     "charges/jobs",
     "payouts/jobs.py",
     "refunds/service.py",
-    "refunds/queries.py",
+    "refunds/queries",
     "med/service.py",
     "med/queries.py",
     "webhooks/jobs.py",

@@ -16,8 +16,8 @@ from pixgate.med import service as med
 from pixgate.med.rules import AnalysisResult, MedCase, MedReason
 from pixgate.payouts.service import settlement as payouts
 from pixgate.provider.base import Instructions
-from pixgate.refunds import queries as refund_rows
 from pixgate.refunds import service as refunds
+from pixgate.refunds.queries import refunds as refund_rows
 from pixgate.refunds.rules import Natureza
 from pixgate.runtime import Runtime
 from tests.charges.test_cash_in import create_charge

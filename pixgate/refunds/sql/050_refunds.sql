@@ -14,7 +14,7 @@
 -- passes the original amount. Lock order: the transaction rows (the original first), then the
 -- account rows, by ascending id when there are two.
 --
--- SQLSTATEs (mapped to errors by pixgate/refunds/queries.py):
+-- SQLSTATEs (mapped to errors by pixgate/refunds/queries/refunds.py):
 -- PXR00 the original is not a CONFIRMED transaction of the account of the refundable kind
 --       (DETAIL 'in_house': a cash-out paid to another of our accounts, returned from outside);
 -- PXR01 the refunds would add up to more than the original (DETAIL: what is left, cents);
