@@ -2,7 +2,8 @@
 
 The body is read by hand because the endpoint takes JSON (the spec) and the OAuth 2.0
 client-credentials form (RFC 6749 4.4) that Central Bank API Pix clients send, and
-because the certificate checks come before the body's.
+because the certificate checks come before the body's. A JSON request is answered in the
+spec's shapes (201, the envelope); a form request in OAuth 2.0's (`routes.oauth`).
 """
 
 from __future__ import annotations

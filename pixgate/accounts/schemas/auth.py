@@ -47,8 +47,10 @@ class OAuthTokenResponse(TokenResponse):
     scope: str = Field(description="the scopes granted, space-separated (RFC 6749 3.3)")
 
 
-class OAuthErrorBody(BaseModel):
-    """An OAuth 2.0 form request's refusal (RFC 6749 5.2)."""
+class OAuthErrorBody(ApiModel):
+    """An OAuth 2.0 form request's refusal (RFC 6749 5.2), snake_case on the wire."""
+
+    model_config = ConfigDict(alias_generator=None)
 
     error: Literal["invalid_request", "invalid_client", "unsupported_grant_type", "invalid_scope"]
     error_description: str
