@@ -8,6 +8,7 @@ from pixgate.core.labels import SplitFrequency
 from pixgate.jobs.queue import JobStatus
 from pixgate.med.rules import MedCause
 from pixgate.payouts.rules import AcceptMode
+from pixgate.webhooks.by_key import routes as webhooks_by_key
 from pixgate.webhooks.service import transport
 from tests.deploy.test_pypix_api import PixgatePixAPI
 
@@ -32,6 +33,10 @@ _ = (
 _ = transport._NoCookies.extract_cookies, transport._NoCookies.set_cookie_header
 _ = transport._GuardedBackend.connect_unix_socket
 _ = transport.httpx.AsyncClient._cookies
+
+# The callback of PUT /webhook/{chave}: a route FastAPI only documents (its `callbacks=`),
+# the integrator's to serve.
+_ = webhooks_by_key.pix_received
 
 # Attributes set for a library to read: FastAPI reads a webhook receiver's signature from
 # `__annotations__`; schemathesis reads `node._nodeid`; `decimal` reads a context's `prec`.

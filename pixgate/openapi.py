@@ -99,7 +99,14 @@ def amend(app: FastAPI, document: dict[str, Any]) -> None:
         if isinstance(route.original_route, APIRoute) and route.include_in_schema:
             for method in route.methods or ():
                 _amend_operation(route, document["paths"][route.path_format][method.lower()])
-    for receiver in document.get("webhooks", {}).values():
+    callbacks = [
+        path_item
+        for item in document["paths"].values()
+        for operation in item.values()
+        for callback in operation.get("callbacks", {}).values()
+        for path_item in callback.values()
+    ]
+    for receiver in [*document.get("webhooks", {}).values(), *callbacks]:
         for operation in receiver.values():
             if _schema_name(operation["responses"].get("422")) == "HTTPValidationError":
                 del operation["responses"]["422"]  # receivers are the integrator's to write

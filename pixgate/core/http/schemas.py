@@ -14,6 +14,7 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Field,
     PlainSerializer,
     PlainValidator,
     WithJsonSchema,
@@ -48,6 +49,26 @@ class ApiModel(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True
     )
+
+
+class Paginacao(ApiModel):
+    """The `paginacao` every list of the Central Bank's API Pix answers: the page asked for
+    (from 0), its size, and what there is in all; at least one page, the document's minimum,
+    even when nothing matches."""
+
+    pagina_atual: int = Field(ge=0)
+    itens_por_pagina: int = Field(ge=1)
+    quantidade_de_paginas: int = Field(ge=1)
+    quantidade_total_de_itens: int = Field(ge=0)
+
+    @classmethod
+    def of(cls, page: int, size: int, total: int) -> Paginacao:
+        return cls(
+            pagina_atual=page,
+            itens_por_pagina=size,
+            quantidade_de_paginas=max(1, -(-total // size)),
+            quantidade_total_de_itens=total,
+        )
 
 
 class BuiltModel(ApiModel):

@@ -13,10 +13,26 @@ from pixgate.core.errors import NotFound, ValidationFailed
 from pixgate.core.http import problems
 from pixgate.core.http.errors import Family, api_pix_route, openapi_responses
 from pixgate.core.http.params import ItensPorPagina, PaginaAtual
-from pixgate.core.http.schemas import AwareTimestamp
+from pixgate.core.http.schemas import AwareTimestamp, Paginacao
 from pixgate.core.pix_keys import MAX_EMAIL
 from pixgate.webhooks.by_key import schemas
 from pixgate.webhooks.service import by_key
+
+callbacks = APIRouter()
+
+
+@callbacks.post(
+    "{$request.body#/webhookUrl}/pix",
+    name="listaPix",
+    summary="A PIX received by the key, or a refund of one that ended",
+    description="Signed the Standard Webhooks way (`webhook-id`, `webhook-timestamp`, "
+    "`webhook-signature`), over mutual TLS when PIXGATE_WEBHOOK_CLIENT_CERT is set; retried "
+    "until a 2xx for at least 3 days (docs/webhooks.md).",
+    responses={200: {"description": "received"}},
+)
+async def pix_received(body: schemas.PixNotificados) -> None:
+    """Implemented by the integrator."""
+
 
 router = APIRouter(
     route_class=api_pix_route(problems.WEBHOOK_INVALIDO, "webhook"), tags=["Webhook"]
@@ -44,6 +60,7 @@ Reader = Annotated[auth.Principal, granted(Scope.WEBHOOK_READ)]
     'NAO_REALIZADO), is POSTed to `webhookUrl` + `/pix` as `{"pix": [Pix]}`, the Pix as '
     "GET /pix/{e2eid} answers it. The key must be one of the account's. A key has one "
     "webhook: PUT again replaces it.",
+    callbacks=callbacks.routes,
     responses={
         200: {"description": "configured"},
         **openapi_responses(ValidationFailed, family=Family.API_PIX),
@@ -102,12 +119,7 @@ async def list_webhooks(
     found = await by_key.page(
         rt, who.account_id, start=inicio, end=fim, number=pagina_atual, size=itens_por_pagina
     )
-    paginacao = schemas.Paginacao(
-        pagina_atual=pagina_atual,
-        itens_por_pagina=itens_por_pagina,
-        quantidade_de_paginas=max(1, -(-found.total // itens_por_pagina)),
-        quantidade_total_de_itens=found.total,
-    )
+    paginacao = Paginacao.of(pagina_atual, itens_por_pagina, found.total)
     return schemas.WebhooksConsultados(
         parametros=schemas.ParametrosConsultaWebhooks.of(inicio, fim, paginacao),
         webhooks=[schemas.WebhookCompleto.of(w) for w in found.items],

@@ -7,8 +7,9 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.core.http.schemas import ApiModel, example
+from pixgate.core.http.schemas import ApiModel, Paginacao, example
 from pixgate.core.timestamps import iso
+from pixgate.refunds.public import Pix
 from pixgate.webhooks.queries.by_key import KeyWebhook
 from pixgate.webhooks.rules.webhooks import MAX_URL_LENGTH, PIX_CALLBACK_PATH
 
@@ -41,13 +42,6 @@ class WebhookCompleto(ApiModel):
         return cls(webhook_url=webhook.url, chave=webhook.pix_key, criacao=iso(webhook.created_at))
 
 
-class Paginacao(ApiModel):
-    pagina_atual: int = Field(ge=0)
-    itens_por_pagina: int = Field(ge=1)
-    quantidade_de_paginas: int = Field(ge=1)
-    quantidade_total_de_itens: int = Field(ge=0)
-
-
 class ParametrosConsultaWebhooks(ApiModel):
     inicio: str | None = Field(default=None, json_schema_extra={"format": "date-time"})
     fim: str | None = Field(default=None, json_schema_extra={"format": "date-time"})
@@ -63,3 +57,10 @@ class ParametrosConsultaWebhooks(ApiModel):
 class WebhooksConsultados(ApiModel):
     parametros: ParametrosConsultaWebhooks
     webhooks: list[WebhookCompleto]
+
+
+class PixNotificados(BaseModel):
+    """The callback's body, POSTed to `{webhookUrl}/pix`: the Pix as GET /pix/{e2eid} answers
+    it (the document allows several per call; pixgate sends one)."""
+
+    pix: list[Pix]

@@ -62,9 +62,6 @@ class AttemptTrigger(StrEnum):
 EVENT_TYPES: tuple[EventType, ...] = tuple(EventType)
 VERSIONS: tuple[WebhookVersion, ...] = (WebhookVersion.V1, WebhookVersion.V2)
 """The versions a URL registered for an event type may have."""
-API_PIX_EVENT_TYPES = (EventType.CASH_IN, EventType.REFUND_IN)
-"""The events a webhook by key is told of: a PIX received by its key, and a refund of one
-(settled or refused)."""
 V2_EVENT_TYPES = (EventType.CASH_IN, EventType.CASH_OUT, EventType.REFUND_IN, EventType.REFUND_OUT)
 """6.2 defines TRANSFER, RECEIVE and REFUND only; MED events have no v2 shape."""
 
