@@ -8,14 +8,19 @@ import uuid
 from typing import Any
 
 import httpx
+import orjson
 
 from pixgate.accounts.service import accounts, keys
 from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
+from pixgate.webhooks import service as webhooks
+from tests.app.api_pix_document import assert_conforms
 from tests.helpers import balance, bearer, make_account
 from tests.payouts.test_cash_out_qrcode import set_fee
 from tests.payouts.test_dict_transfer import post_transfer, register_key
+from tests.refunds.api_pix_helpers import BASE, scoped
 from tests.support import drain
+from tests.webhooks.receiver import Receiver
 
 CASH_OUT = "/api/pix/cash-out"
 RECEIVER_CNPJ = "11222333000181"
@@ -407,3 +412,53 @@ class TestDictResolution:
         after = await rt.provider.lookup_key(email, "EMAIL")
         assert after is not None
         assert (after.name, after.ispb) == ("Loja Recebedora", rt.settings.ispb)
+
+
+class TestReceivedSide:
+    async def test_the_api_pix_shows_it_received_by_the_key_and_it_returns_in_the_house(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        """GET /pix/{e2eid} of the receiver shows the payment with its key as `chave`; a
+        devolucao of it returns in the house, crediting the payer."""
+        receiver, _, payer, payer_headers = await parties(rt, client)
+        await keys.add(rt, receiver.account_id, "caixa@loja.com")
+        sent = await client.post(
+            CASH_OUT, json=cash_out("caixa@loja.com", "EMAIL"), headers=payer_headers
+        )
+        assert sent.status_code == 201
+        [received] = await rows(rt, receiver.account_id)
+        e2e = received["end_to_end_id"]
+        reader = await scoped(client, receiver, "pix.read pix.write")
+        answer = await client.get(f"{BASE}/pix/{e2e}", headers=reader)
+        assert answer.status_code == 200, answer.text
+        pix = assert_conforms(answer, "get", "/pix/{e2eid}")
+        assert (pix["endToEndId"], pix["chave"], pix["valor"]) == (e2e, "caixa@loja.com", "10.00")
+        assert pix["infoPagador"] == "aluguel"
+
+        returned = await client.put(
+            f"{BASE}/pix/{e2e}/devolucao/d1", json={"valor": "4.00"}, headers=reader
+        )
+        assert returned.status_code == 201, returned.text
+        await drain(rt)
+        assert await balance(rt, receiver.account_id) == (1000 - 400, 0)
+        assert await balance(rt, payer.account_id) == (10000 - 1000 + 400, 0)
+        await ledger_verifies(rt)
+
+    async def test_both_webhooks_are_delivered(
+        self, rt: Runtime, client: httpx.AsyncClient, receiver: Receiver
+    ) -> None:
+        rt.settings = rt.settings.model_copy(update={"allow_insecure_webhooks": True})
+        to, _, payer, payer_headers = await parties(rt, client)
+        await webhooks.add(rt, to.account_id, event_type="cash_in", url=receiver.url("/in"))
+        await webhooks.add(rt, payer.account_id, event_type="cash_out", url=receiver.url("/out"))
+        sent = await client.post(
+            CASH_OUT, json=cash_out(to.pix_key, "RANDOM", external_id="wh-1"), headers=payer_headers
+        )
+        assert sent.status_code == 201
+        assert await drain(rt) == 2
+        bodies = {r.path: orjson.loads(r.body) for r in receiver.received}
+        assert sorted(bodies) == ["/in", "/out"]
+        assert bodies["/in"]["event"] == "CashIn"
+        assert bodies["/out"]["event"] == "CashOut"
+        [received] = await rows(rt, to.account_id)
+        assert received["end_to_end_id"] in orjson.dumps(bodies["/in"]).decode()
