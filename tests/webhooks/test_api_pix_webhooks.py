@@ -31,6 +31,7 @@ PROBLEM = "https://pix.bcb.gov.br/api/v2/error/"
 PUBLIC = "93.184.215.14"  # a global unicast address: no DNS needed, nothing is sent to it
 CPF = "52998224725"
 TXID = "webhookPorChave" + "0" * 15
+SHOP_CNPJ = "11222333000181"
 
 
 async def scoped(rt: Runtime, account: NewAccount, *scopes: Scope) -> dict[str, str]:
@@ -460,3 +461,62 @@ class TestCallback:
         async with rt.db.connection() as conn:
             statuses = await conn.fetch("SELECT status FROM webhook_deliveries")
         assert [r["status"] for r in statuses] == ["failed"]
+
+    async def test_a_payment_from_another_of_our_accounts_is_told(
+        self, insecure: Runtime, client: httpx.AsyncClient, receiver: Receiver
+    ) -> None:
+        rt = insecure
+        shop = await make_account(rt, name="Loja Recebedora", document=SHOP_CNPJ)
+        shop_headers = await bearer(client, shop)
+        payer_headers = await bearer(client, await make_account(rt, balance="50.00"))
+        assert (await put(client, shop_headers, shop.pix_key, receiver.url("/hook"))).is_success
+
+        paid = await client.post(
+            "/api/pix/cash-out",
+            headers=payer_headers,
+            json={
+                "value": "7.50",
+                "externalId": "in-house-1",
+                "details": {
+                    "key": shop.pix_key,
+                    "keyType": "RANDOM",
+                    "name": "Loja Recebedora",
+                    "document": SHOP_CNPJ,
+                },
+            },
+        )
+        assert paid.status_code == 201, paid.text
+        await drain(rt)
+        (told,) = receiver.at("/hook/pix")
+        (pix,) = pix_of(told.body)
+        assert (pix["chave"], pix["valor"]) == (shop.pix_key, "7.50")
+        assert pix == await as_get_answers(client, shop_headers, pix["endToEndId"])
+
+    async def test_a_refused_devolucao_is_told_nao_realizado(
+        self, insecure: Runtime, client: httpx.AsyncClient, receiver: Receiver
+    ) -> None:
+        rt = insecure
+        account = await make_account(rt)
+        headers = await bearer(client, account)
+        assert (await put(client, headers, account.pix_key, receiver.url("/hook"))).is_success
+        received = await client.post(
+            "/sandbox/pix/incoming",
+            headers=headers,
+            json={"value": "30.00", "payer": {"name": "P", "document": CPF}},
+        )
+        assert received.status_code == 201, received.text
+        e2e = received.json()["endToEndId"]
+        await drain(rt)
+        refused = await client.put(
+            f"/pix/{e2e}/devolucao/falha1",
+            headers={**headers, "X-Sandbox-Scenario": "ORDER_REJECTED"},
+            json={"valor": "5.00"},
+        )
+        assert refused.status_code == 201, refused.text
+        await drain(rt)
+        first, second = receiver.at("/hook/pix")
+        assert "devolucoes" not in pix_of(first.body)[0]
+        (pix,) = pix_of(second.body)
+        (devolucao,) = pix["devolucoes"]
+        assert (devolucao["id"], devolucao["status"]) == ("falha1", "NAO_REALIZADO")
+        assert devolucao["motivo"]
