@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
+from pixgate.accounts.public import key_owner
 from pixgate.core.documents import is_cnpj_form, is_cpf_form, is_valid_document, only_document_chars
 from pixgate.core.errors import Conflict, ValidationFailed
 from pixgate.core.pix_keys import SplitKeyType, is_email, is_evp, is_valid_split_key, normalize_key
@@ -39,7 +40,8 @@ async def register_key(
     account_number: str,
     status: Literal["ACTIVE", "BLOCKED", "CLOSED"],
 ) -> KeyHolder:
-    """Keys are stored in their canonical spelling, so every family's lookups find them."""
+    """Keys are stored in their canonical spelling, so every family's lookups find them. A
+    key one of our accounts holds is that account's in the DICT: it cannot be registered."""
     if not _FORMATS[key_type](key):
         raise ValidationFailed([f"key {key!r} is not a valid {key_type} key"])
     holder_document = only_document_chars(document)
@@ -58,6 +60,8 @@ async def register_key(
         status=status,
     )
     async with rt.db.begin() as conn:
+        if await key_owner(conn, holder.key) is not None:
+            raise Conflict("this key is held by an account of this gateway")
         if not await sandbox_dict.upsert(conn, holder, account_id=account_id):
             raise Conflict("this key is registered in the sandbox DICT by another account")
     return holder

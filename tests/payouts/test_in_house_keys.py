@@ -462,3 +462,27 @@ class TestReceivedSide:
         assert bodies["/out"]["event"] == "CashOut"
         [received] = await rows(rt, to.account_id)
         assert received["end_to_end_id"] in orjson.dumps(bodies["/in"]).decode()
+
+    async def test_our_key_cannot_be_registered_in_the_sandbox_dict(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        receiver, receiver_headers, _, payer_headers = await parties(rt, client)
+        for headers in (receiver_headers, payer_headers):
+            response = await client.post(
+                "/sandbox/dict/keys",
+                json={
+                    "key": receiver.pix_key.upper(),
+                    "keyType": "EVP",
+                    "name": "Outro Titular",
+                    "document": PAYER_CPF,
+                    "ispb": "60701190",
+                    "bankName": "Banco Destino",
+                    "branch": "0001",
+                    "accountNumber": "1",
+                },
+                headers=headers,
+            )
+            assert response.status_code == 409, response.text
+            assert "held by an account of this gateway" in response.json()["message"]
+        async with rt.db.connection() as conn:
+            assert await conn.fetchval("SELECT count(*) FROM sandbox_dict_keys") == 0
