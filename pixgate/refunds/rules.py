@@ -136,10 +136,6 @@ class ReceivedPage:
     total: int
     """How many received PIX match, over every page."""
 
-    def pages(self, per_page: int) -> int:
-        """The count of pages: at least 1 (the document's minimum), even with nothing found."""
-        return max(1, -(-self.total // per_page))
-
 
 def devolucao_body(devolucao: Devolucao) -> dict[str, Any]:
     """The Central Bank's `Devolucao` object: `horario.liquidacao` once DEVOLVIDO, `motivo`

@@ -8,7 +8,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.core.http.schemas import Amount, ApiModel, CentralBankAmount, Money, example
+from pixgate.core.http.schemas import (
+    Amount,
+    ApiModel,
+    CentralBankAmount,
+    Money,
+    Paginacao,
+    example,
+)
 from pixgate.refunds.rules import (
     END_TO_END_PATTERN,
     REFUND_ID_PATTERN,
@@ -96,13 +103,6 @@ class Pix(ApiModel):
     horario: str
     info_pagador: str | None = Field(default=None, max_length=140)
     devolucoes: list[DevolucaoResponse] | None = None
-
-
-class Paginacao(ApiModel):
-    pagina_atual: int
-    itens_por_pagina: int
-    quantidade_de_paginas: int
-    quantidade_total_de_itens: int
 
 
 class ParametrosConsultaPix(ApiModel):

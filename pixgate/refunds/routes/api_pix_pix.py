@@ -18,10 +18,11 @@ from pixgate.core import errors
 from pixgate.core.http import problems
 from pixgate.core.http.errors import Family, api_pix_route, openapi_responses
 from pixgate.core.http.params import Fim, Inicio, ItensPorPagina, PaginaAtual
+from pixgate.core.http.schemas import Paginacao
 from pixgate.core.timestamps import iso
 from pixgate.refunds import service as refunds
 from pixgate.refunds.rules import END_TO_END_PATTERN, PixQuery, ReceivedPix, pix_body
-from pixgate.refunds.schemas import Paginacao, ParametrosConsultaPix, Pix, PixConsultados
+from pixgate.refunds.schemas import ParametrosConsultaPix, Pix, PixConsultados
 
 router = APIRouter(
     route_class=api_pix_route(problems.PIX_CONSULTA_INVALIDA, ""), tags=["API Pix: Pix"]
@@ -81,12 +82,7 @@ async def list_pix(
             devolucao_presente=devolucao_presente,
             cpf=cpf,
             cnpj=cnpj,
-            paginacao=Paginacao(
-                pagina_atual=pagina_atual,
-                itens_por_pagina=itens_por_pagina,
-                quantidade_de_paginas=page.pages(itens_por_pagina),
-                quantidade_total_de_itens=page.total,
-            ),
+            paginacao=Paginacao.of(pagina_atual, itens_por_pagina, page.total),
         ),
         pix=[pix(received) for received in page.items],
     )
