@@ -3,8 +3,7 @@
 -- functions record events through it; the delivery's message id (Standard Webhooks'
 -- `webhook-id`, stable across retries) is made here and only here.
 
-DROP FUNCTION IF EXISTS webhook_message_id, event_payment_fact, webhook_delivery_url,
-    event_pix_key, record_event;
+DROP FUNCTION IF EXISTS webhook_message_id, event_payment_fact, webhook_delivery_url, event_pix_key, record_event;
 
 -- `webhook-id`: stable per event and destination, so retries and resends share it.
 CREATE FUNCTION webhook_message_id(p_event_id uuid, p_destination text) RETURNS text
