@@ -11,6 +11,7 @@ import httpx
 import orjson
 
 from pixgate.accounts.service import accounts, keys
+from pixgate.core.brcode import encode, static
 from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
 from pixgate.webhooks import service as webhooks
@@ -486,3 +487,26 @@ class TestReceivedSide:
             assert "held by an account of this gateway" in response.json()["message"]
         async with rt.db.connection() as conn:
             assert await conn.fetchval("SELECT count(*) FROM sandbox_dict_keys") == 0
+
+
+class TestStaticQrCode:
+    async def test_a_static_code_of_our_key_is_paid_in_the_house(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        receiver, _, payer, payer_headers = await parties(rt, client)
+        code = encode(static(receiver.pix_key, "Loja Recebedora", "Recife", 700, "PED7"))
+        response = await client.post(
+            "/api/pix/cash-out-qrcode",
+            json={"qrCode": code, "value": "7.00", "externalId": "qr-7"},
+            headers=payer_headers,
+        )
+        assert response.status_code == 201, response.text
+        assert response.json()["status"] == "CONFIRMED"
+        [sent] = await rows(rt, payer.account_id)
+        [received] = await rows(rt, receiver.account_id)
+        assert (sent["kind"], sent["pix_key"]) == ("cash_out_qrcode", receiver.pix_key)
+        assert received["pix_key"] == receiver.pix_key
+        assert await balance(rt, receiver.account_id) == (700, 0)
+        assert await balance(rt, payer.account_id) == (10000 - 700, 0)
+        assert await drain(rt) == 0
+        await ledger_verifies(rt)

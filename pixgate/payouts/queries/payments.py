@@ -30,9 +30,11 @@ REFUSALS = {
     "PXL00": "transaction",
     "PXL01": "daily",
     "PXL02": "night",
+    "PXH01": "house",
 }
 """The SQLSTATEs of a payout's refusal by `payout_accept()` (and `limit_check()`, which it
-runs), by reason: its terms changed, its balance, its per-transaction, daily or night limit."""
+runs), by reason: its terms changed, its balance, its per-transaction, daily or night limit;
+and by `payout_create()`: its key is one of our accounts' (paid in the house instead)."""
 
 
 def _refused(refusal: Refused) -> PayoutRefused:

@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from pixgate.accounts.public import find_key_owner
 from pixgate.core.documents import document_kind, only_document_chars
-from pixgate.core.errors import InvalidAmount, InvalidPixKey, OwnKeyPayment, ValidationFailed
+from pixgate.core.errors import InvalidAmount, InvalidPixKey, ValidationFailed
 from pixgate.core.labels import TransactionKind
 from pixgate.core.money import amount_cents
 from pixgate.core.pix_keys import KeyType, is_valid_cash_out_key, normalize_key
@@ -51,7 +50,7 @@ async def create(
 ) -> CashOut:
     """The provider's synchronous refusals answer once the request's own checks have
     passed (an invalid request answers its own error, whatever it told the provider), and
-    a payment to another of our accounts' keys too, though it never reaches the bank."""
+    before a payment to one of our accounts' keys too, though it never reaches the bank."""
     amount = amount_of(order.value)
     if not is_valid_cash_out_key(order.key, order.key_type):
         raise InvalidPixKey(f"details.key is not a valid {order.key_type} key")
@@ -60,16 +59,12 @@ async def create(
         raise ValidationFailed(
             ["details.document must be a CPF (11 digits) or a CNPJ (14 characters)"]
         )
-    pix_key = normalize_key(order.key, order.key_type)
-    owner = await find_key_owner(rt.db, pix_key)
-    if owner is not None and owner.account_id == account_id:
-        raise OwnKeyPayment("an account cannot pay its own PIX key")
     rt.provider.refuse_payment(instructions)
     payout = outgoing.PendingPayout(
         kind=TransactionKind.CASH_OUT,
         external_id=order.external_id,
         amount=amount,
-        pix_key=pix_key,
+        pix_key=normalize_key(order.key, order.key_type),
         pix_key_type=order.key_type.value,
         description=order.description,
         details={
@@ -78,8 +73,6 @@ async def create(
             "checkPixKeyWithDocument": order.check_document,
         },
     )
-    if owner is not None:
-        paid = await in_house.pay_key(rt, account_id, payout, document=document)
-        if paid is not None:
-            return paid
-    return await outgoing.create_pending(rt, account_id, payout, instructions=instructions)
+    return await in_house.create(
+        rt, account_id, payout, instructions=instructions, document=document
+    )

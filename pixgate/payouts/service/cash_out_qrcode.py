@@ -16,7 +16,8 @@ has one. Then one of two paths, each one transaction:
 - Any other code: like a cash-out, a PENDING WITHDRAW with amount + fee held, settled by
   `payouts.settle`. The destination is the static code's key, or, for a dynamic code, its
   location URL (stored as the key, key type `LOCATION`), which the sandbox resolves to a
-  deterministic synthetic holder.
+  deterministic synthetic holder. A static code whose key one of our accounts holds is
+  paid in the house (`payouts.service.in_house`), as a cash-out to that key is.
 
 Static codes are never ours: the gateway issues only dynamic codes.
 Fees: the account's `cash_out` fee (a QR cash-out is a cash-out).
@@ -44,9 +45,9 @@ from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import TransactionKind, TransactionStatus
 from pixgate.core.pix_keys import detect_key_type, normalize_key
 from pixgate.payouts.rules import AcceptMode
-from pixgate.payouts.service import external_ids, outgoing
+from pixgate.payouts.service import external_ids, in_house, outgoing
 from pixgate.payouts.service.cash_out import amount_of
-from pixgate.payouts.service.outgoing import FEE_KEY, CashOut, PendingPayout, create_pending
+from pixgate.payouts.service.outgoing import FEE_KEY, CashOut, PendingPayout
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions
 from pixgate.runtime import Runtime
 from pixgate.webhooks.public import EventType
@@ -205,4 +206,6 @@ async def _pay_out(
         description=order.description,
         details=details,
     )
-    return await create_pending(rt, account_id, payout, instructions=instructions)
+    return await in_house.create(
+        rt, account_id, payout, instructions=instructions, document=details["document"]
+    )

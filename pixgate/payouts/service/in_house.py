@@ -9,6 +9,10 @@ the `cash_in` event), both sides sharing one end-to-end id and linked as our acc
 (`counterpart_account_id`), as a QR cash-out paying one of our charges is. Paying one's own
 key is refused (`OwnKeyPayment`), as paying one's own charge is.
 
+A cash-out learns that its key is ours from `payout_create()` itself, which refuses it
+(`outgoing.KeyInTheHouse`) before writing anything: the hot path to other banks pays no
+extra read. A DICT transfer, which looks its key up first, asks `account_keys` then.
+
 The key's row is share-locked first (a removal waits for the payment), then both accounts
 by ascending id, as every path that locks two accounts does. A key removed between the
 request's lookup and that lock is no longer ours: the caller pays out through the bank.
@@ -28,12 +32,13 @@ from pixgate.charges.public import charges_queries as charge_rows
 from pixgate.charges.public import charges_service as charges
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.db.pool import Connection
-from pixgate.core.errors import OwnKeyPayment
+from pixgate.core.errors import OwnKeyPayment, TryAgain
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.settings import Settings
 from pixgate.payouts.rules import AcceptMode
 from pixgate.payouts.service import external_ids, outgoing
-from pixgate.payouts.service.outgoing import FEE_KEY, CashOut, PendingPayout
+from pixgate.payouts.service.outgoing import FEE_KEY, CashOut, KeyInTheHouse, PendingPayout
+from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.webhooks.public import EventType
 from pixgate.webhooks.public import outbox as events
@@ -94,6 +99,30 @@ async def credit(
         key=key,
         payer_message=message,
     )
+
+
+HOLDER_ATTEMPTS = 3
+"""A key added or removed while it is paid sends the payment the other way, at most this often."""
+
+
+async def create(
+    rt: Runtime,
+    account_id: int,
+    payout: PendingPayout,
+    *,
+    instructions: Instructions,
+    document: str | None,
+) -> CashOut:
+    """A cash-out (`outgoing.create_pending`), or, when one of our accounts holds its key,
+    the same payment settled in the house. `document`: the receiver's, as the payer states."""
+    for _ in range(HOLDER_ATTEMPTS):
+        try:
+            return await outgoing.create_pending(rt, account_id, payout, instructions=instructions)
+        except KeyInTheHouse:
+            paid = await pay_key(rt, account_id, payout, document=document)
+            if paid is not None:
+                return paid
+    raise TryAgain("the key's holder kept changing while this payment was made")
 
 
 async def pay_key(

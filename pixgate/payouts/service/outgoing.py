@@ -43,6 +43,11 @@ IN_HOUSE_MODES = frozenset({AcceptMode.IN_HOUSE, AcceptMode.IN_HOUSE_COUNTED})
 """The modes of a payout settled in the house at once: no settlement job."""
 
 
+class KeyInTheHouse(Exception):
+    """`create_pending` wrote nothing: one of our accounts holds the payout's key, so it is
+    paid in the house (`payouts.service.in_house`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class CashOut:
     """An accepted outgoing payment, as its creator answers it."""
@@ -161,6 +166,8 @@ async def create_pending(
             if refused.reason == "terms":
                 rt.account_terms.forget(account_id)
                 continue
+            if refused.reason == "house":
+                raise KeyInTheHouse(payout.pix_key) from None
             raise _refusal(refused, window, payout.amount) from None
         if held is None:
             async with rt.db.connection() as conn:

@@ -8,6 +8,7 @@
 -- SQLSTATEs (mapped to errors by pixgate/payouts/queries/payments.py):
 -- PXT01 the account's fees or limits are not the ones the caller priced the payout with;
 -- PXB01 available balance below amount + fee;
+-- PXH01 a cash-out's key is held by one of our accounts: it is paid in the house instead;
 -- PXL00 / PXL01 / PXL02 the per-transaction / daily / nightly limit (020_limits.sql).
 
 DROP FUNCTION IF EXISTS payout_accept, payout_create, payouts_create, settle_payout, settle_payouts;
@@ -77,7 +78,7 @@ END
 $$;
 
 -- A cash-out: its PENDING row, accepted (payout_accept(), 'cash_out'), or a refusal that
--- writes nothing. No row when the externalId was already used (the caller explains).
+-- writes nothing (PXH01 first, for a key one of our accounts holds). No row when the externalId was already used (the caller explains).
 -- p_instructions, opaque here, is what the request told the provider, kept for it until
 -- settlement (NULL: nothing).
 CREATE FUNCTION payout_create(
@@ -96,6 +97,9 @@ DECLARE
     v_created_at timestamptz;
     v_accepted boolean;
 BEGIN
+    IF EXISTS (SELECT 1 FROM account_keys k WHERE k.key = p_pix_key) THEN
+        RAISE EXCEPTION 'the key is held by an account of this gateway' USING ERRCODE = 'PXH01';
+    END IF;
     INSERT INTO transactions AS t (account_id, operation, kind, status, external_id,
                                    amount, fee, pix_key, pix_key_type, description,
                                    details, created_at)
