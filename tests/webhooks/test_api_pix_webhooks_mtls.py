@@ -213,3 +213,23 @@ async def test_without_the_certificate_the_receiver_refuses_and_it_is_retried(
     (delivery,) = [d for e in log.events for d in e.deliveries]
     assert delivery.status == "delivered"
     assert [a.status_code for a in delivery.attempts] == [None, 200]
+
+
+async def test_a_certificate_that_cannot_be_loaded_sends_nothing_and_is_retried(
+    rt: Runtime, client: httpx.AsyncClient, pki: Pki, mtls_receiver: Receiver, tmp_path: Path
+) -> None:
+    _configured(rt, pki, client_certificate=True)
+    rt.settings = rt.settings.model_copy(
+        update={"webhook_client_cert": str(tmp_path / "missing.pem")}
+    )
+    account_id, _ = await _pix_received_by_key(
+        rt, client, mtls_receiver.url("/hook", scheme="https")
+    )
+    await drain(rt)
+    assert mtls_receiver.received == []
+    log = await webhooks.delivery_log(rt, account_id)
+    (delivery,) = [d for e in log.events for d in e.deliveries]
+    assert delivery.status == "pending"
+    (failed,) = delivery.attempts
+    assert failed.error is not None
+    assert failed.error.startswith("not sent: the webhook client's TLS files cannot be loaded")

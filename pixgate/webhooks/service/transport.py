@@ -245,7 +245,8 @@ async def post(
     gets no POST: the attempt fails at once with `not sent: ...`. A `requested` POST (a
     resend the merchant asked for, often to see whether a receiver is back) goes to a
     silent receiver too, within the same bound on POSTs in flight. A URL or custom headers
-    that the registration rules refuse (stored before a rule existed) get no POST either.
+    that the registration rules refuse (stored before a rule existed) get no POST either,
+    nor does any while the client certificate or CA file set cannot be loaded.
     """
     allow = rt.settings.allow_insecure_webhooks
     try:
@@ -257,6 +258,10 @@ async def post(
     except InvalidWebhookConfig as exc:
         return _refused(rt, f"not sent: custom headers refused: {exc.text}")
     try:
+        client = http_client(ClientTls.of(rt.settings))
+    except OSError as exc:  # ssl.SSLError too: a PEM file missing, unreadable or mismatched
+        return _refused(rt, f"not sent: the webhook client's TLS files cannot be loaded: {exc}")
+    try:
         await destinations.acquire(
             destination,
             rt.settings.webhook_concurrency_per_destination,
@@ -266,7 +271,7 @@ async def post(
     except destinations.NotSent as exc:
         return Attempt(rt.clock.now(), None, 0, None, f"not sent: {exc.reason}", None)
     try:
-        attempt = await _post_now(rt, url, body, message_id, headers, secrets)
+        attempt = await _post_now(rt, client, url, body, message_id, headers, secrets)
     except BaseException:  # cancelled: it tells nothing of the destination
         destinations.release(destination, answered=False, ran_to_deadline=False)
         raise
@@ -288,6 +293,7 @@ def _refused(rt: Runtime, reason: str) -> Attempt:
 
 async def _post_now(
     rt: Runtime,
+    client: httpx.AsyncClient,
     url: str,
     body: bytes,
     message_id: str,
@@ -321,7 +327,7 @@ async def _post_now(
     try:
         async with (
             asyncio.timeout(limit),
-            http_client(ClientTls.of(rt.settings)).stream(
+            client.stream(
                 "POST",
                 url,
                 content=body,
