@@ -7,7 +7,7 @@ from fastapi import APIRouter
 
 from pixgate import ops
 from pixgate.accounts.routes import auth, balances
-from pixgate.charges.routes import cash_in, cob, locations
+from pixgate.charges.routes import api_pix_cob, api_pix_loc, cash_in, cob, locations, qr
 from pixgate.dashboard.routes import pages as dashboard
 from pixgate.dashboard.routes import webhooks as dashboard_webhooks
 from pixgate.ledger import routes as transactions
@@ -29,6 +29,7 @@ ROUTERS: list[APIRouter] = [
     cob.router,
     devolucao.router,
     locations.router,
+    qr.router,
     balances.router,
     transactions.router,
     med.router,
@@ -43,6 +44,10 @@ ROUTERS: list[APIRouter] = [
 ]
 
 API_PIX_ROUTERS: list[APIRouter] = [
+    api_pix_cob.router,
+    api_pix_cob.query_router,
+    api_pix_loc.router,
+    api_pix_loc.query_router,
     api_pix_pix.router,
     api_pix_devolucao.router,
     webhooks_by_key.router,

@@ -94,7 +94,7 @@ async def own_cob(world: World, response: httpx.Response) -> None:
     body = response.json()
     assert body["txid"] == world.cob_txid and body["revisao"] == 0
     assert (
-        await _owner(world, "SELECT account_id FROM charges WHERE id = $1", body["loc"]["id"])
+        await _owner(world, "SELECT account_id FROM locations WHERE id = $1", body["loc"]["id"])
         == world.b.account_id
     )
 

@@ -505,6 +505,8 @@ ROWS: list[Row] = [
 BY_DESIGN: dict[tuple[str, str], str] = {
     ("GET", "/loc/{token}"): "unauthenticated by design (the payer's bank fetches the charge) "
     "and keyed by a 128-bit random token: test_location_shows_only_the_named_charge",
+    ("GET", "/qr/v2/{token}"): "the same payload at the API Pix's path, as unauthenticated and "
+    "keyed by the same token: test_location_shows_only_the_named_charge",
     ("POST", PAY): "the outside world pays any charge by its code (sandbox only); refused for a "
     "paid charge in ROWS: test_sandbox_pay_reaches_only_the_named_charge",
     ("POST", "/api/pix/cash-out-qrcode"): "paying another account's charge is the point of a QR "

@@ -19,9 +19,9 @@ from tests.support import drain
 class TestByDesign:
     async def test_location_shows_only_the_named_charge(self, world: World) -> None:
         before = await snapshot(world)
-        for role in ("open", "cob"):
+        for role, where in [(r, w) for r in ("open", "cob") for w in ("/loc/", "/qr/v2/")]:
             charge = world.charge[role]
-            response = await world.client.get(f"/loc/{charge['location_token']}")
+            response = await world.client.get(where + charge["location_token"])
             assert response.status_code == 200, response.text
             assert response.headers["content-type"].startswith("application/jose")
             encoded = response.text.split(".")[1]
@@ -40,8 +40,10 @@ class TestByDesign:
             assert leaks(world, "", shown, allowed=own) == [], payload
         paid = await world.client.get(f"/loc/{world.charge['paid']['location_token']}")
         assert paid.status_code == 410 and leaks(world, "", paid) == [], paid.text
-        unknown = await world.client.get(f"/loc/{uuid.uuid4().hex}")
-        assert unknown.status_code == 404
+        paid = await world.client.get(f"/qr/v2/{world.charge['paid']['location_token']}")
+        assert paid.status_code == 404 and leaks(world, "", paid) == [], paid.text
+        for where in ("/loc/", "/qr/v2/"):
+            assert (await world.client.get(where + uuid.uuid4().hex)).status_code == 404
         assert changes(before, await snapshot(world)) == []
 
     async def test_sandbox_pay_reaches_only_the_named_charge(self, world: World) -> None:

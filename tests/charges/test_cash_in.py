@@ -114,7 +114,7 @@ class TestCreate:
             tx = await conn.fetchrow("SELECT * FROM transactions")
         assert charge is not None and tx is not None
         assert code.location_url == (
-            f"{rt.settings.public_url.split('://')[1]}/loc/{charge['location_token']}"
+            f"{rt.settings.public_url.split('://')[1]}/qr/v2/{charge['location_token']}"
         )
         assert (charge["kind"], charge["status"], charge["amount"]) == ("cash_in", "PENDING", 1234)
         assert charge["pix_code"] == body["pixCode"]
@@ -132,7 +132,7 @@ class TestCreate:
         fields = jsonFromBrcode(body["pixCode"])  # starkbank-brcode
         assert fields["00"] == "01"
         assert fields["26"]["00"] == "br.gov.bcb.pix"
-        assert fields["26"]["25"].startswith(rt.settings.public_url.split("://")[1] + "/loc/")
+        assert fields["26"]["25"].startswith(rt.settings.public_url.split("://")[1] + "/qr/v2/")
         assert fields["54"] == "0.99"
         assert fields["59"] == "Loja"
         assert fields["62"]["05"] == "***"

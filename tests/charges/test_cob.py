@@ -66,7 +66,7 @@ class TestCreate:
         code = brcode.decode(cob["location"])
         assert code.amount_cents == 12345
         assert code.merchant_name == "Padaria Sao Joao"
-        assert code.location_url is not None and "/loc/" in code.location_url
+        assert code.location_url is not None and "/qr/v2/" in code.location_url
         assert "://" not in code.location_url
 
     async def test_alphanumeric_cnpj_devedor(self, rt: Runtime, client: httpx.AsyncClient) -> None:
@@ -239,7 +239,7 @@ class TestLocation:
         headers = await setup(rt, client)
         created = (await client.put(f"/cob/{TXID}", headers=headers, json=cob_body())).json()
         token = await self._location_token(created["location"])
-        response = await client.get(f"/loc/{token}")
+        response = await client.get(f"/qr/v2/{token}")
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("application/jose")
         header = jwt.get_unverified_header(response.text)
@@ -251,10 +251,17 @@ class TestLocation:
         assert payload["txid"] == TXID
         assert payload["revisao"] == 0
         assert payload["status"] == "ATIVA"
-        assert payload["valor"] == {"original": "123.45"}
+        assert payload["valor"] == {"original": "123.45", "modalidadeAlteracao": 0}
         assert payload["chave"] == "loja@example.com"
         assert payload["calendario"]["expiracao"] == 3600
         assert {"criacao", "apresentacao"} <= set(payload["calendario"])
+        legacy = await client.get(f"/loc/{token}")  # where codes issued before pointed
+        assert legacy.status_code == 200
+        assert legacy.headers["content-type"].startswith("application/jose")
+        legacy_payload = jwt.decode(legacy.text, jwt.PyJWK(key).key, algorithms=["PS256"])
+        assert {k: v for k, v in legacy_payload.items() if k != "calendario"} == {
+            k: v for k, v in payload.items() if k != "calendario"
+        }
 
     async def test_unknown_is_404_and_paid_is_410(
         self, rt: Runtime, client: httpx.AsyncClient
@@ -280,8 +287,9 @@ class TestLocation:
         )
         assert created.status_code == 201, created.text
         token = await self._location_token(created.json()["pixCode"])
-        response = await client.get(f"/loc/{token}")
+        response = await client.get(f"/qr/v2/{token}")
         assert response.status_code == 200
         assert jwt.decode(response.text, options={"verify_signature": False})["valor"] == {
-            "original": "15.00"
+            "original": "15.00",
+            "modalidadeAlteracao": 0,
         }

@@ -88,6 +88,19 @@ async def cob_txid_in_use(
     return Refused("PUT", f"/cob/{TXID}", cob_body(), 409)
 
 
+async def api_pix_cob_of_a_key_not_ours(
+    rt: Runtime, client: httpx.AsyncClient, _: dict[str, str]
+) -> Refused:
+    """`chave` (loja@example.com) is no key of the receiving account."""
+    return Refused("PUT", f"/api/v2/cob/{TXID}", cob_body(), 400)
+
+
+async def api_pix_post_cob_of_a_key_not_ours(
+    rt: Runtime, client: httpx.AsyncClient, _: dict[str, str]
+) -> Refused:
+    return Refused("POST", "/api/v2/cob", cob_body(), 400)
+
+
 async def cash_out_bad_document(
     rt: Runtime, client: httpx.AsyncClient, _: dict[str, str]
 ) -> Refused:
@@ -108,6 +121,8 @@ REFUSED: dict[tuple[str, str], Build] = {
     ("POST", "/api/pix/cash-out-qrcode"): charge_of_no_one,
     ("POST", "/api/pix/cash-in"): cash_in_below_minimum,
     ("PUT", "/cob/{txid}"): cob_txid_in_use,
+    ("PUT", "/api/v2/cob/{txid}"): api_pix_cob_of_a_key_not_ours,
+    ("POST", "/api/v2/cob"): api_pix_post_cob_of_a_key_not_ours,
     ("POST", "/api/pix/cash-out"): cash_out_bad_document,
     ("POST", "/dict/pix"): unregistered_dict_key,
 }

@@ -57,16 +57,19 @@ async def close(
     error_code: str,
     now: datetime,
     only_if_expired: bool,
+    new_revision: bool = False,
 ) -> Charge | None:
     """Open -> removed/expired, once; the PENDING payment ends in ERROR with `error_code`.
 
     With `only_if_expired`, nothing happens unless the charge's time has come (an expiry
     job that runs early, after a revision pushed expiration out, does nothing).
+    `new_revision`: the receiver's removal is a revision of the cob (its PATCH's).
     """
     row = await conn.fetchrow(
         """
         WITH charge AS (
-            UPDATE charges SET status = $2, updated_at = $3
+            UPDATE charges SET status = $2, updated_at = $3,
+                               revision = revision + CASE WHEN $6 THEN 1 ELSE 0 END
             WHERE id = $1 AND status IN ('PENDING', 'ATIVA')
               AND (NOT $5 OR expires_at <= $3)
             RETURNING *
@@ -82,8 +85,21 @@ async def close(
         now,
         error_code,
         only_if_expired,
+        new_revision,
     )
     return charge_or_none(row)
+
+
+async def relocate(conn: Connection, charge_id: int, *, token: str, pix_code: str) -> Charge:
+    """The charge moved to another location: its token and code follow; not a revision."""
+    row = await conn.fetchrow(
+        "UPDATE charges SET location_token = $2, pix_code = $3 WHERE id = $1 RETURNING *",
+        charge_id,
+        token,
+        pix_code,
+    )
+    assert row is not None
+    return Charge.from_record(row)
 
 
 async def payment_of(conn: Connection, transaction_id: int) -> Transaction | None:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from pixgate.accounts.public import CurrentAccount, ProviderInstructions, RuntimeDep
+from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
 from pixgate.charges.schemas.cob import CobPatch, CobRequest, CobResponse
 from pixgate.charges.service import cob
 from pixgate.core.http.error_schemas import SimpleError
@@ -23,6 +23,8 @@ router = APIRouter(
     },
 )
 Txid = Annotated[str, Path(pattern=r"^[a-zA-Z0-9]{26,35}$")]
+Writer = Annotated[auth.Principal, granted(Scope.COB_WRITE)]
+Reader = Annotated[auth.Principal, granted(Scope.COB_READ)]
 
 
 @router.put(
@@ -36,7 +38,7 @@ async def create_cob(
     txid: Txid,
     body: CobRequest,
     rt: RuntimeDep,
-    who: CurrentAccount,
+    who: Writer,
     instructions: ProviderInstructions,
 ) -> CobResponse:
     created = await cob.create(rt, who.account_id, txid, _input(body), instructions=instructions)
@@ -49,7 +51,7 @@ async def create_cob(
     response_model_exclude_none=True,
     summary="Read an immediate charge",
 )
-async def read_cob(txid: Txid, rt: RuntimeDep, who: CurrentAccount) -> CobResponse:
+async def read_cob(txid: Txid, rt: RuntimeDep, who: Reader) -> CobResponse:
     return CobResponse.of(await cob.get(rt, who.account_id, txid))
 
 
@@ -59,9 +61,7 @@ async def read_cob(txid: Txid, rt: RuntimeDep, who: CurrentAccount) -> CobRespon
     response_model_exclude_none=True,
     summary="Revise or cancel an immediate charge",
 )
-async def revise_cob(
-    txid: Txid, body: CobPatch, rt: RuntimeDep, who: CurrentAccount
-) -> CobResponse:
+async def revise_cob(txid: Txid, body: CobPatch, rt: RuntimeDep, who: Writer) -> CobResponse:
     revised = await cob.revise(
         rt, who.account_id, txid, _input(body), cancel=body.status is not None
     )

@@ -1,11 +1,13 @@
-"""Charge locations, fetched by the payer's bank without authentication: GET /loc/{token}."""
+"""Charge locations as BR Codes issued before the API Pix's payload path pointed:
+GET /loc/{token}, without authentication (printed QR codes outlive any change of path; the
+current path is `routes.qr`'s `/qr/v2/{token}`), and the keys that sign every payload."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
 from pixgate.accounts.public import RuntimeDep
-from pixgate.charges.service import locations
+from pixgate.charges.service import payload
 from pixgate.core.http.error_schemas import SimpleError
 from pixgate.core.http.errors import CentralBankRoute
 from pixgate.core.http.key_schemas import JsonWebKeySet
@@ -24,7 +26,7 @@ router = APIRouter(route_class=CentralBankRoute, tags=["locations"])
     },
 )
 async def charge_at(token: str, rt: RuntimeDep) -> Response:
-    jws = await locations.signed_payload(rt, token)
+    jws = await payload.signed_payload(rt, token)
     return Response(jws, media_type="application/jose")
 
 

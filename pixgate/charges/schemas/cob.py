@@ -125,12 +125,14 @@ class CobPix(ApiModel):
 
 
 class CobResponse(ApiModel):
-    """2.9, plus `pixCopiaECola` for clients of the Central Bank's API, and `pix` once paid."""
+    """2.9, plus `pixCopiaECola` for clients of the Central Bank's API, and `pix` once paid.
+    `loc.id` is the cob's payload location (the API Pix's `/loc/{id}`); `loc` is left out
+    once that location no longer serves the cob (`DELETE /loc/{id}/txid`)."""
 
     calendario: CobCalendario
     txid: str
     revisao: int
-    loc: CobLoc
+    loc: CobLoc | None = None
     location: str
     status: ChargeStatus
     valor: CobValor
@@ -155,7 +157,9 @@ class CobResponse(ApiModel):
             ),
             txid=charge.txid,
             revisao=charge.revision,
-            loc=CobLoc(id=charge.id, location=code, tipo_cob="cob"),
+            loc=None
+            if found.location is None
+            else CobLoc(id=found.location.id, location=code, tipo_cob="cob"),
             location=code,
             status=found.status,
             valor=CobValor(

@@ -7,7 +7,7 @@ expiration leaves nothing behind, and never hides the request's own error (whate
 request's provider instructions); then one transaction writes the PENDING
 PAYMENT transaction, the charge, its splits and its `charges.expire` job (an unpaid
 charge becomes EXPIRED, its payment ERROR). The BR Code is dynamic: its location
-(26/25, without scheme) is `{public_url}/loc/{token}`, its merchant the account's name.
+(26/25, without scheme) is `{public_url}/qr/v2/{token}`, its merchant the account's name.
 Paying the charge is `charges.service.charges.pay`.
 """
 

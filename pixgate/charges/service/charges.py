@@ -24,7 +24,7 @@ from pixgate.accounts.public import Account, fees, get_account, keys_of
 from pixgate.charges.queries import charges as charge_rows
 from pixgate.charges.queries.charges import Charge
 from pixgate.charges.service import splits
-from pixgate.charges.service.locations import location_url
+from pixgate.charges.service.locations import location_prefixes
 from pixgate.core import brcode
 from pixgate.core.counterparts import BANK_NAME, Counterpart
 from pixgate.core.db.pool import Connection
@@ -74,9 +74,9 @@ def location_token_of(settings: Settings, code: brcode.BrCode) -> str | None:
     """The charge token of a dynamic code whose location is this gateway's, else None."""
     if code.location_url is None:
         return None
-    prefix = _without_scheme(location_url(settings, ""))
     url = _without_scheme(code.location_url)
-    token = url[len(prefix) :] if url.startswith(prefix) else ""
+    prefix = next((p for p in location_prefixes(settings) if url.startswith(p)), None)
+    token = "" if prefix is None else url[len(prefix) :]
     return token if token and "/" not in token else None
 
 

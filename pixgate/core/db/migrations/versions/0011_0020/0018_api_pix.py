@@ -5,7 +5,8 @@ that authenticate by certificate alone.
   holds for its own accounts). Every account gets a random (EVP) key; existing ones here.
 - `locations`: the payload locations of the API Pix (`POST /loc`), each with the unguessable
   token of its public URL and, while linked, the charge it serves. A cob made before keeps
-  its token at a location of its own.
+  its token at a location of its own; a cob's `location_token` is its location's, so only
+  cash-in charges' tokens stay unique among charges.
 - `charge_revisions`: every revision of a cob (`GET /cob/{txid}?revisao=n`), the current one
   included; existing cobs get their current revision here.
 - `ix_transactions_account_received`: an account's received PIX by when they were credited
@@ -59,6 +60,11 @@ def upgrade() -> None:
         INSERT INTO locations (account_id, token, tipo_cob, charge_id, created_at)
         SELECT account_id, location_token, 'cob', id, created_at
         FROM charges WHERE kind = 'cob' ORDER BY id;
+        -- A cob's token is its location's: a location serves one cob after another, so
+        -- only a cash-in charge's token stays unique among charges.
+        ALTER TABLE charges DROP CONSTRAINT uq_charges_location_token;
+        CREATE UNIQUE INDEX uq_charges_location_token ON charges (location_token)
+            WHERE kind <> 'cob';
 
         CREATE TABLE charge_revisions (
             charge_id   bigint NOT NULL REFERENCES charges (id),
@@ -133,6 +139,9 @@ def downgrade() -> None:
         DROP INDEX ix_charges_account_kind_created;
         DROP TABLE charge_revisions;
         DROP TABLE locations;
+        DROP INDEX uq_charges_location_token;
+        ALTER TABLE charges
+            ADD CONSTRAINT uq_charges_location_token UNIQUE (location_token);
         DROP TABLE account_keys;
         """
     )
