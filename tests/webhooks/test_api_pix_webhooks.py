@@ -379,6 +379,18 @@ class TestCallback:
         )
         assert refunded == await as_get_answers(client, headers, pix["endToEndId"])
 
+    async def test_a_cob_naming_the_key_in_another_spelling_is_told(
+        self, insecure: Runtime, client: httpx.AsyncClient, receiver: Receiver
+    ) -> None:
+        rt = insecure
+        account = await make_account(rt)
+        headers = await bearer(client, account)
+        assert (await put(client, headers, account.pix_key, receiver.url("/hook"))).is_success
+        await paid_cob(client, headers, account.pix_key.upper())
+        await drain(rt)
+        (told,) = receiver.at("/hook/pix")
+        assert pix_of(told.body)[0]["chave"] == account.pix_key
+
     async def test_only_the_keys_own_pix_are_told(
         self, insecure: Runtime, client: httpx.AsyncClient, receiver: Receiver
     ) -> None:

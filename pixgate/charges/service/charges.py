@@ -166,10 +166,12 @@ async def receive(
 
 
 async def _receiving_key(conn: Connection, charge: Charge) -> str | None:
-    """The key a charge's payment arrives by: the cob's `chave`, else the account's first."""
+    """The key a charge's payment arrives by, in its stored spelling (so its webhook and every
+    lookup by key find it): the cob's `chave`, else the account's first."""
     chave = charge.body.get("chave")
     if isinstance(chave, str):
-        return chave
+        key_type = dict_key_type(chave)
+        return normalize_key(chave, key_type) if key_type is not None else chave
     keys = await keys_of(conn, charge.account_id)
     return keys[0].key if keys else None
 
