@@ -120,6 +120,21 @@ class TestCreate:
             ({"devedor": {"cpf": "12345678900", "nome": "X"}}, "cob.devedor"),
             ({"solicitacaoPagador": "x" * 141}, "cob.solicitacaoPagador"),
             ({"loc": {"id": "um"}}, "cob.loc.id"),
+            (
+                {
+                    "valor": {
+                        "original": "0.00",
+                        "retirada": {
+                            "saque": {
+                                "valor": "5.00",
+                                "modalidadeAgente": "AGPSS",
+                                "prestadorDoServicoDeSaque": "12345678",
+                            }
+                        },
+                    }
+                },
+                "cob.valor.retirada",
+            ),
         ],
     )
     async def test_a_body_the_schema_refuses_names_its_property(

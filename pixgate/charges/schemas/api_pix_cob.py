@@ -30,6 +30,13 @@ class LocRequest(BaseModel):
     id: int = Field(ge=1)
 
 
+class ValorSolicitado(Valor):
+    """No `retirada`: a cob here is a plain charge (Pix Saque and Pix Troco are not offered),
+    so one asking for it is refused rather than made without it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
 class CobSolicitada(BaseModel):
     model_config = ConfigDict(
         json_schema_extra=example(
@@ -46,7 +53,7 @@ class CobSolicitada(BaseModel):
     calendario: Calendario
     devedor: Devedor | None = None
     loc: LocRequest | None = None
-    valor: Valor
+    valor: ValorSolicitado
     chave: str = Field(min_length=1, max_length=77)
     solicitacaoPagador: str | None = Field(default=None, max_length=140)
     infoAdicionais: list[InfoAdicional] | None = Field(default=None, max_length=50)
@@ -65,6 +72,8 @@ class CobSolicitada(BaseModel):
 
 
 class ValorRevisado(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     original: CentralBankAmount | None = None
     modalidadeAlteracao: Literal[0, 1] | None = None
 
