@@ -298,6 +298,16 @@ def test_the_sweep_fills_every_amount_and_name(rt: Runtime) -> None:
         ("PATCH", "/cob/{txid}", "devedor.nome"),
         ("PATCH", "/cob/{txid}", "infoAdicionais.*.nome"),
         ("PUT", "/pix/{e2eid}/devolucao/{id}", "valor"),
+        *(
+            (method, path, field)
+            for method, path in [
+                ("PUT", "/api/v2/cob/{txid}"),
+                ("POST", "/api/v2/cob"),
+                ("PATCH", "/api/v2/cob/{txid}"),
+            ]
+            for field in ("valor.original", "devedor.nome", "infoAdicionais.*.nome")
+        ),
+        ("PUT", "/api/v2/pix/{e2eid}/devolucao/{id}", "valor"),
         ("POST", "/sandbox/dict/keys", "name"),
         ("POST", "/sandbox/pix/pay", "payer.name"),
         ("POST", "/sandbox/pix/incoming", "value"),
