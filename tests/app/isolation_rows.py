@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from fastapi.routing import APIRoute
 
-from pixgate.routers import ROUTERS
+from pixgate.routers import API_PIX_ROUTERS, ROUTERS
+from tests.app.isolation_api_pix import API_PIX_ROWS
 from tests.app.isolation_calls import (
     BETA_QR,
     BY_KEY,
@@ -43,7 +44,7 @@ from tests.app.isolation_calls import (
     token,
     uid,
 )
-from tests.app.isolation_world import A_KEY, A_QR_KEY, CPF
+from tests.app.isolation_world import A_KEY, A_QR_KEY, API_PIX, CPF
 
 ROWS: list[Row] = [
     # token: A's clientId with B's certificate. Without A's secret the answer is an unknown
@@ -500,6 +501,7 @@ ROWS: list[Row] = [
     ),
     Row("dashboard-logout", "POST", "/dashboard/logout", session(), signed_out),
     Row("metrics", "GET", "/metrics", lambda w: Call(who="anonymous"), no_leak_only),
+    *API_PIX_ROWS,
 ]
 
 BY_DESIGN: dict[tuple[str, str], str] = {
@@ -524,9 +526,12 @@ NAMES_NO_OBJECT: dict[tuple[str, str], str] = {
 
 
 def api_routes() -> set[tuple[str, str]]:
+    """Every route as mounted: `ROUTERS` at the root, `API_PIX_ROUTERS` under the API Pix's
+    default base path."""
+    mounted = [("", r) for r in ROUTERS] + [(API_PIX, r) for r in API_PIX_ROUTERS]
     return {
-        (method, route.path)
-        for router in ROUTERS
+        (method, prefix + route.path)
+        for prefix, router in mounted
         for route in router.routes
         if isinstance(route, APIRoute)
         for method in route.methods or ()

@@ -14,6 +14,7 @@ import httpx
 
 from pixgate.accounts.service import accounts
 from pixgate.core.brcode import encode, static
+from pixgate.core.settings import Settings
 from pixgate.runtime import Runtime
 from tests.helpers import bearer, make_account
 from tests.support import drain
@@ -26,6 +27,8 @@ A_QR_KEY = "alfa.qrcode@example.com"
 CPF = "52998224725"
 HOLDER = "Maria Alfa Destino"
 B_BALANCE = 100.0
+API_PIX = Settings.model_fields["api_pix_base_path"].default
+"""The API Pix's default base path, where the sweep calls it."""
 
 
 # --- account A's world, built through the API ---------------------------------------------
@@ -57,11 +60,20 @@ class World:
     """A's identifiers and names: none may appear anywhere in an answer to B."""
     values: set[str] = field(default_factory=set)
     """A's amounts and event ids: no JSON value of an answer to B may equal one."""
+    api: dict[str, Any] = field(default_factory=dict)
+    """A's objects of the API Pix: txid (a revised cob), cob_loc (its location's id),
+    loc (a location serving no cob), root_loc (the root-level cob's location), webhook_url
+    (the webhook of A's key)."""
 
     @property
     def cob_txid(self) -> str:
         txid: str = self.charge["cob"]["txid"]
         return txid
+
+    @property
+    def key(self) -> str:
+        """A's PIX key (its account's random key): its API Pix cob's chave and webhook's."""
+        return self.a.pix_key
 
 
 async def _created(response: Awaitable[httpx.Response], status: int = 201) -> dict[str, Any]:
@@ -299,7 +311,58 @@ async def build_world(rt: Runtime, client: httpx.AsyncClient, receiver: Receiver
         "Disputa Alfa",
     }
     world.values |= {f"evt_{e['id']}" for e in events} | {f"{Decimal(available) / 100:.2f}"}
+    await build_api_pix(world, tag)
     return world
+
+
+async def build_api_pix(world: World, tag: str) -> None:
+    """A's objects of the API Pix, made under its base path: a cob on A's key revised once
+    (revisions 0 and 1), a location serving no cob, and a webhook on A's key. Made after
+    the rest, so A's events and webhook POSTs above stay as counted."""
+    client, ah = world.client, world.a_headers
+    txid = f"alfaapipix{tag}{'0' * 10}"
+    cob = await _created(
+        client.put(
+            f"{API_PIX}/cob/{txid}",
+            headers=ah,
+            json={
+                "calendario": {"expiracao": 3600},
+                "devedor": {"cpf": CPF, "nome": "Devedor Alfa ApiPix"},
+                "valor": {"original": "46.82"},
+                "chave": world.key,
+                "solicitacaoPagador": "Solicitacao Alfa ApiPix",
+            },
+        )
+    )
+    revised = await _created(
+        client.patch(f"{API_PIX}/cob/{txid}", headers=ah, json={"valor": {"original": "46.83"}}),
+        200,
+    )
+    assert revised["revisao"] == 1, revised
+    loc = await _created(client.post(f"{API_PIX}/loc", headers=ah, json={"tipoCob": "cob"}))
+    webhook_url = world.receiver.url(f"/alfa-chave-{tag}")
+    hooked = await client.put(
+        f"{API_PIX}/webhook/{world.key}", headers=ah, json={"webhookUrl": webhook_url}
+    )
+    assert hooked.status_code == 200, hooked.text
+    async with world.rt.db.connection() as conn:
+        root_loc = await conn.fetchval(
+            "SELECT id FROM locations WHERE charge_id = $1", world.charge["cob"]["id"]
+        )
+        tokens = await conn.fetch(
+            "SELECT token FROM locations WHERE account_id = $1", world.a.account_id
+        )
+    world.api = {
+        "txid": txid,
+        "cob_loc": cob["loc"]["id"],
+        "loc": loc["id"],
+        "root_loc": root_loc,
+        "webhook_url": webhook_url,
+    }
+    world.substrings |= {txid, world.key, webhook_url, cob["location"], loc["location"]}
+    world.substrings |= {t["token"] for t in tokens}
+    world.substrings |= {"Devedor Alfa ApiPix", "Solicitacao Alfa ApiPix"}
+    world.values |= {"46.82", "46.83"}
 
 
 # --- what B may see, and what A must keep ----------------------------------------------------
@@ -366,6 +429,15 @@ async def snapshot(world: World) -> dict[str, Any]:
             deliveries,
         )
         await rows("med_cases", "SELECT * FROM med_cases WHERE account_id = $1", a)
+        await rows("locations", "SELECT * FROM locations WHERE account_id = $1", a)
+        await rows("account_keys", "SELECT * FROM account_keys WHERE account_id = $1", a, key="key")
+        await rows(
+            "charge_revisions",
+            """SELECT r.*, (r.charge_id, r.revision)::text AS at FROM charge_revisions r
+               WHERE r.charge_id = ANY($1::bigint[])""",
+            charges,
+            key="at",
+        )
         await rows("ledger_postings", "SELECT * FROM ledger_postings WHERE account_id = $1", a)
         await rows(
             "limit_usage", "SELECT * FROM limit_usage WHERE account_id = $1", a, key="bucket"
@@ -403,6 +475,13 @@ async def snapshot(world: World) -> dict[str, Any]:
         "events": ("/api/events", {"size": 100}),
         "balance": ("/api/balance", None),
         "med": ("/api/med", None),
+        "api pix cob": (f"{API_PIX}/cob/{world.api['txid']}", None),
+        "api pix cob revision 0": (f"{API_PIX}/cob/{world.api['txid']}", {"revisao": 0}),
+        "api pix root cob": (f"{API_PIX}/cob/{world.cob_txid}", None),
+        "api pix loc": (f"{API_PIX}/loc/{world.api['loc']}", None),
+        "api pix cob loc": (f"{API_PIX}/loc/{world.api['cob_loc']}", None),
+        "api pix webhook": (f"{API_PIX}/webhook/{world.key}", None),
+        "api pix received": (f"{API_PIX}/pix/{world.tx['incoming']['end_to_end_id']}", None),
     }
     for name, (path, params) in reads.items():
         response = await client.get(path, params=params, headers=ah)

@@ -9,9 +9,11 @@ change (`snapshot` re-reads A through the API and its rows, jobs and webhook del
 A's objects are made through the HTTP API and the worker, as an integrator makes them: a
 settled cash-out, a paid and an open cash-in charge, a cob, a settled QR cash-out, a settled
 DICT transfer, a PIX received with a settled refund and a MED case against it, two webhook
-URLs (with their delivered events) and a sandbox DICT key.
+URLs (with their delivered events) and a sandbox DICT key; and, under the API Pix's base
+path, a cob on A's PIX key revised once, a location serving no cob, and a webhook on A's key.
 
-Every route of `pixgate.routers.ROUTERS` is classified below: rows of ROWS (B calls it
+Every route of `pixgate.routers.ROUTERS` and `API_PIX_ROUTERS` (at its mounted path, under the
+API Pix's default base path) is classified below: rows of ROWS (B calls it
 with A's value), BY_DESIGN (it reaches another account's object on purpose, each with its own
 test here), or NAMES_NO_OBJECT. `TestGuard` fails for a route that is none of these, so a new
 route must join the sweep.

@@ -28,11 +28,13 @@ class TestByDesign:
             payload = json.loads(base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
             assert payload["txid"] == charge["txid"]
             assert payload["valor"]["original"] == f"{Decimal(charge['amount']) / 100:.2f}"
-            # the charge's own fields (devedor, chave, solicitacaoPagador...) may show
+            # the charge's own fields (devedor, chave, solicitacaoPagador...) may show; a
+            # cash-in charge's chave is A's own key
             own = frozenset(
                 {
                     charge["txid"],
                     payload["valor"]["original"],
+                    payload["chave"],
                     *(str(v) for v in leaves(charge["body"])),
                 }
             )
