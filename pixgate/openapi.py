@@ -7,9 +7,10 @@ same facts the request pipeline uses, never per endpoint:
   every operation whose dependencies authenticate (`deps.current_principal`), and nowhere
   else (token, charge-location and operations routes), so "Try it out" works in /docs;
 - error responses: every 4xx/5xx of an operation has its family's model (`errors.ERROR_MODELS`,
-  the one `errors.render` answers with); 400 on every operation (a field error, or U+0000 in
+  the one `errors.render` answers with; `application/problem+json` in the API Pix, whose
+  unauthenticated call is its 403); 400 on every operation (a field error, or U+0000 in
   any text, `deps.screen_request`), 401 where the caller authenticates, 403 where it needs a
-  scope (`deps.granted`, the scope named), 413 and 415 where a body is read, 404 on sandbox
+  scope (`deps.granted`, the scope named), 404 where an API Pix path names an object, 413 and 415 where a body is read, 404 on sandbox
   routes (absent outside sandbox mode), 500 where the provider can be unreachable (the
   operations that take `X-Sandbox-Scenario`), 503 with `Retry-After` where the database is
   used (the operations that take the runtime, but the published keys, kept in memory); a
@@ -30,6 +31,7 @@ from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
 from pixgate.accounts.routes import deps
+from pixgate.core.http import problems
 from pixgate.core.http.errors import ERROR_MODELS, Family
 
 SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
@@ -56,6 +58,8 @@ _ADDED: dict[str, str] = {
     "text, which nothing can store.",
     "401": "Missing, invalid, expired or revoked token, or a request without the certificate "
     "the token is bound to, or with that certificate outside its validity dates.",
+    "403": "AcessoNegado: a missing, invalid, expired or revoked token, a request without the "
+    "certificate the token is bound to, or a token without the operation's scope.",
     "404": "Not found; sandbox routes do not exist outside sandbox mode.",
     "413": "The request body is larger than the limit (1 MiB by default).",
     "415": "The body is not `application/json`.",
@@ -64,6 +68,7 @@ _ADDED: dict[str, str] = {
     "503": "Error codes: SERVICE_UNAVAILABLE. The database cannot be reached; send the same "
     "request again after `Retry-After` seconds.",
 }
+_NOT_FOUND = "NaoEncontrado: the account has no such object."
 _FORBIDDEN = "The access token was issued for other scopes; this operation needs "
 _HEADERS: dict[str, dict[str, Any]] = {
     "401": {"WWW-Authenticate": {"description": "`Bearer`", "schema": {"type": "string"}}},
@@ -125,9 +130,11 @@ def _amend_operation(route: routing.RouteContext, operation: dict[str, Any]) -> 
     wanted = ["400"]
     if deps.current_principal in calls:
         operation["security"] = AUTHENTICATED
-        wanted.append("401")
+        wanted.append("403" if family is Family.API_PIX else "401")
     if deps.sandbox_only in calls:
         wanted.append("404")
+    if family is Family.API_PIX and "{" in route.path_format:
+        responses.setdefault("404", {"description": _NOT_FOUND})
     if deps.sandbox_scenario in calls:
         wanted.append("500")
     if deps.get_runtime in calls and route.path_format not in _NO_DATABASE:
@@ -141,10 +148,11 @@ def _amend_operation(route: routing.RouteContext, operation: dict[str, Any]) -> 
     for scope in sorted(c.scope for c in calls if isinstance(c, deps.ScopeCheck)):
         responses.setdefault("403", {"description": _FORBIDDEN + f"`{scope}`."})
     error = {"$ref": f"#/components/schemas/{ERROR_MODELS[family].__name__}"}
+    media = problems.MEDIA_TYPE if family is Family.API_PIX else "application/json"
     for status, response in responses.items():
         # An answer of its own (readyz's 503) keeps its schema; error bodies are the family's.
         if status[0] in "45" and _schema_name(response) in _ERROR_NAMES:
-            response["content"] = {"application/json": {"schema": error}}
+            response["content"] = {media: {"schema": error}}
             if status in _HEADERS:
                 response["headers"] = _HEADERS[status]
     operation["responses"] = dict(sorted(responses.items()))
@@ -154,7 +162,9 @@ def _amend_operation(route: routing.RouteContext, operation: dict[str, Any]) -> 
 
 def _schema_name(response: dict[str, Any] | None) -> str | None:
     """The component a response's JSON body refers to; None when it declares no body."""
-    schema = (response or {}).get("content", {}).get("application/json", {}).get("schema")
+    content = (response or {}).get("content", {})
+    body = content.get("application/json") or content.get(problems.MEDIA_TYPE) or {}
+    schema = body.get("schema")
     if not schema:
         return None
     return str(schema.get("$ref", "")).rsplit("/", 1)[-1]

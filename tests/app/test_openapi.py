@@ -85,7 +85,10 @@ def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]
 
 
 def error_schema(response: dict[str, Any]) -> str:
-    return str(response["content"]["application/json"]["schema"]["$ref"]).rsplit("/", 1)[-1]
+    """The error body's model; the API Pix's is an RFC 7807 problem, in its own media type."""
+    content = response["content"]
+    body = content.get("application/json") or content["application/problem+json"]
+    return str(body["schema"]["$ref"]).rsplit("/", 1)[-1]
 
 
 def test_security_on_every_authenticated_operation_and_only_there(
@@ -103,6 +106,10 @@ def test_security_on_every_authenticated_operation_and_only_there(
         if (method, path) in UNAUTHENTICATED:
             assert "security" not in operation, (method, path)
             assert "401" not in operation["responses"] or path.endswith("/token")
+        elif path.startswith(API_PIX):  # its unauthenticated call is the document's 403
+            assert operation["security"] == [{"bearerAuth": [], "clientCertificate": []}]
+            assert "401" not in operation["responses"], (method, path)
+            assert error_schema(operation["responses"]["403"]) == "Problem"
         else:
             assert operation["security"] == [{"bearerAuth": [], "clientCertificate": []}]
             assert "WWW-Authenticate" in operation["responses"]["401"]["headers"]
