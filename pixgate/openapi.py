@@ -10,11 +10,12 @@ same facts the request pipeline uses, never per endpoint:
   the one `errors.render` answers with; `application/problem+json` in the API Pix, whose
   unauthenticated call is its 403); 400 on every operation (a field error, or U+0000 in
   any text, `deps.screen_request`), 401 where the caller authenticates, 403 where it needs a
-  scope (`deps.granted`, the scope named), 404 where an API Pix path names an object, 413 and 415 where a body is read, 404 on sandbox
-  routes (absent outside sandbox mode), 500 where the provider can be unreachable (the
-  operations that take `X-Sandbox-Scenario`), 503 with `Retry-After` where the database is
-  used (the operations that take the runtime, but the published keys, kept in memory); a
-  route that declares a 503 of its own lists every code of it;
+  scope (`deps.granted`, the scope named), 404 where an API Pix path names an object, 413
+  and 415 where a body is read, 404 on sandbox routes (absent outside sandbox mode), 500
+  where the provider can be unreachable (the operations that take `X-Sandbox-Scenario`),
+  503 with `Retry-After` where the database is used (the operations that take the runtime,
+  but the published keys, kept in memory); a route that declares a 503 of its own lists
+  every code of it;
 - FastAPI's default 422 `HTTPValidationError` is dropped: validation answers 400 here (a 422
   stays only where a route declares a real one);
 - parameters are never `null` (a query or header is absent instead), so their schemas are
