@@ -134,7 +134,7 @@ def _amend_operation(route: routing.RouteContext, operation: dict[str, Any]) -> 
         wanted.append("403" if family is Family.API_PIX else "401")
     if deps.sandbox_only in calls:
         wanted.append("404")
-    if family is Family.API_PIX and "{" in route.path_format:
+    if family is Family.API_PIX and "{" in (route.path_format or ""):
         responses.setdefault("404", {"description": _NOT_FOUND})
     if deps.sandbox_scenario in calls:
         wanted.append("500")
