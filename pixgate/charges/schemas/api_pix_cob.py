@@ -8,7 +8,15 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pixgate.charges.schemas.api_pix_loc import Paginacao, PayloadLocationAnswer
-from pixgate.charges.schemas.cob import Devedor, InfoAdicional, Valor
+from pixgate.charges.schemas.cob import (
+    CobCalendario,
+    CobDevedor,
+    CobInfoAdicional,
+    CobValor,
+    Devedor,
+    InfoAdicional,
+    Valor,
+)
 from pixgate.charges.service.cob import Cob, CobInput
 from pixgate.core.http.schemas import EXAMPLE_CPF, ApiModel, CentralBankAmount, example, iso
 from pixgate.core.labels import ChargeStatus
@@ -126,27 +134,6 @@ def _devedor(devedor: Devedor | None) -> dict[str, str] | None:
 
 def _infos(infos: list[InfoAdicional] | None) -> list[dict[str, str]] | None:
     return None if infos is None else [i.model_dump() for i in infos]
-
-
-class CobCalendario(ApiModel):
-    criacao: str
-    expiracao: int
-
-
-class CobValor(ApiModel):
-    original: str
-    modalidade_alteracao: int
-
-
-class CobDevedor(ApiModel):
-    cpf: str | None = None
-    cnpj: str | None = None
-    nome: str
-
-
-class CobInfoAdicional(ApiModel):
-    nome: str
-    valor: str
 
 
 class CobPix(ApiModel):
