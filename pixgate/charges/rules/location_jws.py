@@ -7,6 +7,7 @@ whose header names the key (`kid`) and where to find it (`jku`, a JWKS we serve)
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 from typing import Any
@@ -24,6 +25,16 @@ from cryptography.hazmat.primitives.serialization import (
 ALGORITHM = "PS256"
 
 
+@functools.lru_cache(maxsize=4)
+def _private_key(pem: str) -> rsa.RSAPrivateKey:
+    """The parsed key, kept per PEM: parsing checks the RSA key (tens of milliseconds), and
+    every runtime a process builds (each CLI command) loads the same stored key."""
+    key = load_pem_private_key(pem.encode(), password=None)
+    if not isinstance(key, rsa.RSAPrivateKey):
+        raise ValueError("the location signing key must be an RSA private key")
+    return key
+
+
 class LocationSigner:
     def __init__(self, private_key: rsa.RSAPrivateKey) -> None:
         self._private = private_key
@@ -39,10 +50,7 @@ class LocationSigner:
 
     @classmethod
     def from_pem(cls, pem: str) -> LocationSigner:
-        key = load_pem_private_key(pem.encode(), password=None)
-        if not isinstance(key, rsa.RSAPrivateKey):
-            raise ValueError("the location signing key must be an RSA private key")
-        return cls(key)
+        return cls(_private_key(pem))
 
     def sign(self, payload: dict[str, Any], *, jku: str) -> str:
         return jwt.encode(
