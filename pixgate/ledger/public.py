@@ -3,7 +3,14 @@ import."""
 
 from pixgate.ledger.queries import journal
 from pixgate.ledger.queries.transactions import Transaction
-from pixgate.ledger.schemas import PageMetadata, TransactionPage
+from pixgate.ledger.schemas import ListedTransaction, PageMetadata, TransactionPage
 from pixgate.ledger.service import transactions
 
-__all__ = ["PageMetadata", "Transaction", "TransactionPage", "journal", "transactions"]
+__all__ = [
+    "ListedTransaction",
+    "PageMetadata",
+    "Transaction",
+    "TransactionPage",
+    "journal",
+    "transactions",
+]

@@ -140,3 +140,15 @@ async def count(conn: Connection, f: Filters, *, cap: int) -> int:
         cap,
     )
     return total
+
+
+async def by_public_id(
+    conn: Connection, account_id: int, transaction_id: UUID
+) -> Transaction | None:
+    """The account's transaction with this public transactionId (another account's is None)."""
+    row = await conn.fetchrow(
+        "SELECT * FROM transactions WHERE transaction_id = $1 AND account_id = $2",
+        transaction_id,
+        account_id,
+    )
+    return None if row is None else Transaction.from_record(row)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from uuid import UUID
 from zoneinfo import ZoneInfo
 
-from pixgate.core.errors import ValidationFailed
+from pixgate.core.errors import NotFound, ValidationFailed
 from pixgate.core.pix_keys import detect_key_type, normalize_key
 from pixgate.core.timestamps import is_iso_date, is_iso_date_time
 from pixgate.ledger.queries import transactions as rows
@@ -86,6 +87,16 @@ async def by_pix_key(rt: Runtime, account_id: int, pix_key: str, query: ListQuer
         total = await rows.count(conn, filters, cap=PIX_KEY_MAX_RESULTS)
     more = len(found) > room and offset + room < PIX_KEY_MAX_RESULTS
     return _page(found, query, total, room=room, more=more)
+
+
+async def get(rt: Runtime, account_id: int, transaction_id: UUID) -> Transaction:
+    """One of the account's transactions by its transactionId; another account's is
+    NotFound, as an unknown one is."""
+    async with rt.db.connection() as conn:
+        found = await rows.by_public_id(conn, account_id, transaction_id)
+    if found is None:
+        raise NotFound("transaction not found")
+    return found
 
 
 def _page(
