@@ -1,8 +1,9 @@
 """Webhook configuration, resend, the event list, and the OpenAPI
 `webhooks` section that documents every payload a receiver gets.
 
-Simple-body errors (docs/errors.md). POST/GET /api/webhooks behave as the spec
-says today (disabled) unless `webhook_api_enabled` is on.
+Simple-body errors (docs/errors.md). Unless `webhook_api_enabled` is on, POST /api/webhooks
+answers the spec's `success: false` and GET /api/webhooks a 404 naming the setting: an empty
+list there read as "no webhooks" while webhooks existed.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
 from fastapi.openapi.models import Example
 
 from pixgate.accounts.public import RuntimeDep, Scope, auth, granted
+from pixgate.core.errors import WebhookApiDisabled
 from pixgate.core.http import rate_limit
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Page, PageSize
@@ -30,8 +32,9 @@ router = APIRouter(
 )
 
 DISABLED_MESSAGE = (
-    "This route is temporarily disabled and persisted nothing. Manage webhooks in the "
-    "dashboard (Settings, Webhooks: /dashboard/webhooks) or with `pixgate webhooks add`."
+    "This route is disabled and persisted nothing (the operator turns it on with "
+    "PIXGATE_WEBHOOK_API_ENABLED=true). Manage webhooks in the dashboard (Settings, "
+    "Webhooks: /dashboard/webhooks) or with `pixgate webhooks add`."
 )
 RESEND_RATE = rate_limit.item("60/minute")
 
@@ -72,15 +75,15 @@ async def add_webhook(
     "/api/webhooks",
     response_model=schemas.WebhookList,
     summary="List the account's webhooks",
-    description="Disabled unless PIXGATE_WEBHOOK_API_ENABLED is on: then always an empty "
-    "list, which must not be used to verify configuration.",
+    description="Off unless PIXGATE_WEBHOOK_API_ENABLED is on: then a 404 "
+    "`WEBHOOK_API_DISABLED` that names the setting (never an empty list while webhooks exist).",
     responses={404: {"model": ApiError}},
 )
 async def list_webhooks(
     rt: RuntimeDep, who: Annotated[auth.Principal, granted(Scope.WEBHOOK_READ)]
 ) -> schemas.WebhookList:
     if not rt.settings.webhook_api_enabled:
-        return schemas.WebhookList(account_id=who.account_id, webhooks=[], total=0)
+        raise WebhookApiDisabled
     found = await webhooks.list_endpoints(rt, who.account_id)
     return schemas.WebhookList(
         account_id=who.account_id,

@@ -42,16 +42,26 @@ class TestDisabledByDefault:
         assert "disabled" in response.json()["message"]
         assert await _count(rt, "webhook_endpoints") == 0
 
-    async def test_get_answers_an_empty_list_even_when_webhooks_exist(
+    async def test_get_answers_that_the_api_is_off_and_names_the_setting(
         self, insecure: Runtime, client: httpx.AsyncClient, receiver: Receiver
     ) -> None:
+        """Never an empty list while webhooks exist: that read as "none configured"."""
         from pixgate.webhooks import service as webhooks
 
         account = await make_account(insecure)
         await webhooks.add(insecure, account.account_id, event_type="cash_in", url=receiver.url())
         response = await client.get("/api/webhooks", headers=await bearer(client, account))
-        assert response.status_code == 200
-        assert response.json() == {"accountId": account.account_id, "webhooks": [], "total": 0}
+        body = assert_general_error(response, 404, "WEBHOOK_API_DISABLED")
+        assert "PIXGATE_WEBHOOK_API_ENABLED=true" in body["message"]
+        assert "webhooks" not in body
+
+    async def test_post_names_the_setting(self, rt: Runtime, client: httpx.AsyncClient) -> None:
+        account = await make_account(rt)
+        body = {"url": "https://hooks.example.com/x", "eventType": "cash_out"}
+        response = await client.post(
+            "/api/webhooks", json=body, headers=await bearer(client, account)
+        )
+        assert "PIXGATE_WEBHOOK_API_ENABLED=true" in response.json()["message"]
 
     async def test_token_required(self, rt: Runtime, client: httpx.AsyncClient) -> None:
         assert (await client.get("/api/webhooks")).status_code == 401

@@ -180,6 +180,14 @@ class Destination:
     port: int
 
 
+INSECURE_HINT = (
+    " (a local receiver over http:// or on loopback needs PIXGATE_ALLOW_INSECURE_WEBHOOKS=true, "
+    "for local development only, set for the server as well as the CLI)"
+)
+"""What a refusal that the insecure setting would lift says about it, so a developer with a
+receiver on their own machine does not have to guess."""
+
+
 def parse_destination(url: str, *, allow_insecure: bool) -> Destination:
     """The checks that need no DNS: an absolute https URL (http only when insecure is allowed).
 
@@ -202,7 +210,9 @@ def parse_destination(url: str, *, allow_insecure: bool) -> Destination:
     scheme = parts.scheme.lower()
     allowed = ("https", "http") if allow_insecure else ("https",)
     if scheme not in allowed:
-        raise UnsafeWebhookDestination("url must use HTTPS")
+        raise UnsafeWebhookDestination(
+            f"url must use HTTPS{INSECURE_HINT if scheme == 'http' else ''}"
+        )
     if not parts.hostname:
         raise InvalidWebhookConfig("url must have a host")
     if parts.username is not None or parts.password is not None:
@@ -250,7 +260,7 @@ def check_addresses(host: str, addresses: Iterable[str], *, allow_insecure: bool
         ):
             raise UnsafeWebhookDestination(
                 f"{host} resolves to {address}, a private, loopback, link-local, multicast "
-                "or reserved address"
+                f"or reserved address{INSECURE_HINT if address.is_loopback else ''}"
             )
 
 
