@@ -37,6 +37,9 @@ class PaymentOrder:
     document: str | None
     check_document: bool
     at: datetime
+    name: str | None = None
+    """The holder's name as the payer gave it (a cash-out's `details.name`): a bank that
+    names no holder for the key (the sandbox's unregistered keys) shows this one."""
 
 
 @dataclass(frozen=True, slots=True)

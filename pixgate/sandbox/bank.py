@@ -8,10 +8,11 @@ only module that acts on a scenario.
 
 Our accounts' keys (`account_keys`) resolve to their account's holder at our ISPB; other
 registered keys come from `sandbox_dict_keys`. For cash-out, a key nobody registered
-resolves to a synthetic holder derived from a hash of the key, so the same key always
-reaches the same name, bank and account; its document is taken to be the one the payer
-states, so plain sandbox payments confirm (register the key to exercise TAX_ID_MISMATCH
-without the scenario header).
+resolves to a synthetic holder: its bank, branch and account derived from a hash of the
+key, so the same key always reaches the same account; its name and document are the ones
+the payer states (`details.name`, `details.document`), so plain sandbox payments confirm
+and the statement shows whom the integrator meant to pay (register the key to exercise
+TAX_ID_MISMATCH without the scenario header).
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ class SandboxBank:
     async def pay(self, order: PaymentOrder) -> PaymentResult:
         view = await sandbox_dict.payment_view(self.db, order.pix_key, order.transaction_pk)
         holder = self._resolve(view.entry) or synthetic_holder(
-            order.pix_key, order.key_type, order.document
+            order.pix_key, order.key_type, order.document, name=order.name
         )
         e2e = new_end_to_end_id(self.settings.ispb, order.at)
         error = _settlement_error(order, holder, view.instructions)
@@ -184,15 +185,20 @@ def _settlement_error(order: PaymentOrder, holder: KeyHolder, scenario: str | No
     return None
 
 
-def synthetic_holder(key: str, key_type: str, document: str | None = None) -> KeyHolder:
-    """The same key always resolves to the same holder, bank and account."""
+def synthetic_holder(
+    key: str, key_type: str, document: str | None = None, *, name: str | None = None
+) -> KeyHolder:
+    """The same key always resolves to the same bank and account (and, when the payer
+    states no name or document, the same holder): the first byte of the key's SHA-256
+    picks the bank, the next eight make the branch, the account number and the CPF, the
+    tenth picks the name."""
     digest = hashlib.sha256(key.encode()).digest()
     ispb, bank_name, bank_code = _BANKS[digest[0] % len(_BANKS)]
     number = int.from_bytes(digest[1:9], "big")
     return KeyHolder(
         key=key,
         key_type=key_type,
-        name=_NAMES[digest[9] % len(_NAMES)],
+        name=name or _NAMES[digest[9] % len(_NAMES)],
         document=only_document_chars(document) if document else make_cpf(f"{number % 10**9:09d}"),
         ispb=ispb,
         bank_name=bank_name,

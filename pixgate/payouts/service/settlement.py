@@ -94,6 +94,7 @@ def _payment_order(row: Transaction, now: datetime) -> PaymentOrder:
         document=details.get("document"),
         check_document=bool(details.get("checkPixKeyWithDocument")),
         at=now,
+        name=details.get("name"),
     )
 
 
