@@ -4,13 +4,14 @@ import."""
 from pixgate.charges.queries import charges as charges_queries
 from pixgate.charges.routes.cash_in import qr_code_png
 from pixgate.charges.schemas.cash_in import CashInPayer, CashInTransaction
-from pixgate.charges.service import cash_in
+from pixgate.charges.service import cash_in, charge_list
 from pixgate.charges.service import charges as charges_service
 
 __all__ = [
     "CashInPayer",
     "CashInTransaction",
     "cash_in",
+    "charge_list",
     "charges_queries",
     "charges_service",
     "qr_code_png",
