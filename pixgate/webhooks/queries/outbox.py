@@ -274,6 +274,15 @@ async def event_of_account(conn: Connection, account_id: int, event_id: int) -> 
     return found
 
 
+async def delivery_of_account(conn: Connection, account_id: int, delivery_id: int) -> int | None:
+    found: int | None = await conn.fetchval(
+        "SELECT id FROM webhook_deliveries WHERE account_id = $1 AND id = $2",
+        account_id,
+        delivery_id,
+    )
+    return found
+
+
 async def event_endpoint_version(conn: Connection, event_id: int) -> WebhookVersion:
     """The version a temporary URL gets: that of the first endpoint of the type, else v1."""
     version: str | None = await conn.fetchval(
@@ -300,6 +309,7 @@ _EVENTS_FILTER = """
       AND ($3::text IS NULL OR s.delivery_state = $3)
       AND ($4::timestamptz IS NULL OR e.created_at >= $4)
       AND ($5::timestamptz IS NULL OR e.created_at <= $5)
+      AND ($6::uuid IS NULL OR t.transaction_id = $6)
 """
 
 
@@ -313,16 +323,18 @@ async def list_events(
     end: datetime | None,
     limit: int,
     offset: int,
+    transaction_id: UUID | None = None,
 ) -> tuple[list[EventRow], int]:
-    """A page of the account's events, newest first, with the aggregate delivery state."""
-    args = (account_id, event_type, delivery_state, start, end)
+    """A page of the account's events, newest first, with the aggregate delivery state;
+    `transaction_id`: only that transaction's."""
+    args = (account_id, event_type, delivery_state, start, end, transaction_id)
     total: int = await conn.fetchval(f"SELECT count(*) {_EVENTS_FILTER}", *args)
     rows = await conn.fetch(
         f"""
         SELECT e.id, e.type, e.created_at, t.transaction_id, s.delivery_state
         {_EVENTS_FILTER}
         ORDER BY e.created_at DESC, e.id DESC
-        LIMIT $6 OFFSET $7
+        LIMIT $7 OFFSET $8
         """,
         *args,
         limit,

@@ -7,9 +7,11 @@ One module per part, each importing only those below it:
 - `config`: an account's URLs and signing secrets;
 - `by_key`: the API Pix's webhooks by key (one URL per PIX key of the account);
 - `delivery`: one automatic attempt of a pending delivery, and the attempt's log;
-- `resend`: one synchronous attempt on the merchant's request;
+- `resend`: one synchronous attempt on the merchant's request (of an event, or of one delivery);
+- `test_event`: a signed `webhook.test` POST to one URL, on the merchant's request;
 - `events`: the event list;
-- `log`: the delivery log, each event with its deliveries and their attempts (the dashboard).
+- `log`: the delivery log, each event with its deliveries and their attempts, and one
+  delivery in detail (the dashboard).
 
 This package re-exports what the API, the worker, the CLI and the tests call. To replace a
 function in a test, patch the module that defines it (`transport.resolve`), not this one.
@@ -26,16 +28,19 @@ from pixgate.webhooks.service.config import (
 )
 from pixgate.webhooks.service.delivery import deliver
 from pixgate.webhooks.service.events import list_events
-from pixgate.webhooks.service.log import delivery_log
-from pixgate.webhooks.service.resend import resend
+from pixgate.webhooks.service.log import delivery_detail, delivery_log
+from pixgate.webhooks.service.resend import resend, resend_delivery
+from pixgate.webhooks.service.test_event import TEST_EVENT_TYPE, send_test
 from pixgate.webhooks.service.transport import Attempt, http_client, post
 
 __all__ = [
+    "TEST_EVENT_TYPE",
     "Attempt",
     "Endpoint",
     "add",
     "deactivate",
     "deliver",
+    "delivery_detail",
     "delivery_log",
     "http_client",
     "list_endpoints",
@@ -43,6 +48,8 @@ __all__ = [
     "post",
     "remove",
     "resend",
+    "resend_delivery",
     "reveal_secret",
     "rotate_secret",
+    "send_test",
 ]

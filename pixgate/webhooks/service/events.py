@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from uuid import UUID
 
 from pixgate.runtime import Runtime
 from pixgate.webhooks.queries import outbox as rows
@@ -46,6 +47,7 @@ async def list_events(
     end: datetime | None = None,
     page: int = 1,
     size: int = 20,
+    transaction_id: UUID | None = None,
 ) -> EventPage:
     async with rt.db.connection() as conn:
         found, total = await rows.list_events(
@@ -57,6 +59,7 @@ async def list_events(
             end=end,
             limit=size,
             offset=(page - 1) * size,
+            transaction_id=transaction_id,
         )
     items = [
         EventSummary(

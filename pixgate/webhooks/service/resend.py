@@ -25,11 +25,23 @@ from pixgate.webhooks.service.transport import Attempt, check_url
 
 
 @dataclass(frozen=True, slots=True)
+class ResendOutcome:
+    """What one URL answered to a resend: its status code, or why there was none."""
+
+    url: str
+    status_code: int | None
+    error: str | None
+    ok: bool
+
+
+@dataclass(frozen=True, slots=True)
 class ResendResult:
     webhook_log_id: int
     status_code: int | None
     sent_at: datetime
     message: str
+    outcomes: tuple[ResendOutcome, ...]
+    """Every URL's answer, in the order of `targets` (the API answers the first's)."""
 
 
 async def _find_event(conn: Connection, account_id: int, identifier: str) -> int:
@@ -91,14 +103,47 @@ async def resend(rt: Runtime, account_id: int, identifier: str, url: str | None)
                 raise NoWebhookDestination(
                     "no url given and no active webhook configured for this event type"
                 )
-        secrets = await _signing_secrets(conn, account_id)
-        loaded = [await rows.load_delivery(conn, delivery_id) for delivery_id, _ in targets]
-        deliveries = [row for row in loaded if row is not None]
-        bodies = [await render(conn, row) for row in deliveries]
+        prepared = await _prepare(conn, account_id, targets)
+    return await _post_and_log(rt, targets, prepared)
+
+
+async def resend_delivery(rt: Runtime, account_id: int, delivery_id: int) -> ResendResult:
+    """One synchronous attempt of one of the account's deliveries, to its own URL (the
+    dashboard's "resend to this URL"); another account's delivery is NotFound. A success
+    settles it, a failure leaves its status and retries as they were."""
+    async with rt.db.begin() as conn:
+        if await rows.delivery_of_account(conn, account_id, delivery_id) is None:
+            raise NotFound(f"delivery {delivery_id} not found")
+        targets = [(delivery_id, False)]
+        prepared = await _prepare(conn, account_id, targets)
+    return await _post_and_log(rt, targets, prepared)
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    secrets: list[str]
+    deliveries: list[rows.Delivery]
+    bodies: list[bytes]
+
+
+async def _prepare(conn: Connection, account_id: int, targets: list[tuple[int, bool]]) -> _Prepared:
+    """What the POSTs need, read in the resend's transaction: secrets, deliveries, bodies."""
+    secrets = await _signing_secrets(conn, account_id)
+    loaded = [await rows.load_delivery(conn, delivery_id) for delivery_id, _ in targets]
+    deliveries = [row for row in loaded if row is not None]
+    bodies = [await render(conn, row) for row in deliveries]
+    return _Prepared(secrets, deliveries, bodies)
+
+
+async def _post_and_log(
+    rt: Runtime, targets: list[tuple[int, bool]], prepared: _Prepared
+) -> ResendResult:
+    """The POSTs at once, outside any transaction, then every attempt logged in one."""
+    deliveries = prepared.deliveries
     attempts = await asyncio.gather(
         *(
-            _post_delivery(rt, row, body, secrets, requested=True)
-            for row, body in zip(deliveries, bodies, strict=True)
+            _post_delivery(rt, row, body, prepared.secrets, requested=True)
+            for row, body in zip(deliveries, prepared.bodies, strict=True)
         )
     )
     log_ids: list[int] = []
@@ -113,4 +158,10 @@ async def resend(rt: Runtime, account_id: int, identifier: str, url: str | None)
                 await _log(conn, row.id, row.url, attempt, AttemptTrigger.RESEND, status)
             )
     first = attempts[0]
-    return ResendResult(log_ids[0], first.status_code, first.sent_at, _resend_message(first))
+    outcomes = tuple(
+        ResendOutcome(row.url, attempt.status_code, attempt.error, attempt.ok)
+        for row, attempt in zip(deliveries, attempts, strict=True)
+    )
+    return ResendResult(
+        log_ids[0], first.status_code, first.sent_at, _resend_message(first), outcomes
+    )
