@@ -30,6 +30,9 @@ SHARED = frozenset({"core", "provider"})
 """The shared core every feature may import; it imports no feature."""
 ROOTS = frozenset({"app", "routers", "runtime", "ops", "openapi", "gc_tuning", "cli"})
 """The composition root: builds the app, the runtime and the commands out of the features."""
+CLIENT = frozenset({"client"})
+"""The integrators' client: it reads the server's wire models and error codes, and nothing
+that runs the gateway."""
 ROOT_MODULES: dict[str, str] = {
     "jobs/registry.py": "the handler table names every feature's job handlers",
     "jobs/worker.py": "runs the handler table",
@@ -116,7 +119,7 @@ FEATURE_MODULES = [p for p in _modules() if _part(p) in FEATURES and _rel(p) not
 
 def test_every_part_of_the_package_is_a_feature_the_core_or_the_root() -> None:
     parts = {_part(p) for p in _modules()} - {"__init__"}
-    unknown = parts - FEATURES - SHARED - ROOTS
+    unknown = parts - FEATURES - SHARED - ROOTS - CLIENT
     assert not unknown, f"say what these are: {sorted(unknown)}"
 
 
@@ -150,6 +153,46 @@ def _wrong_imports(path: Path, imports: list[tuple[int, str]]) -> list[str]:
 @pytest.mark.parametrize("path", FEATURE_MODULES, ids=_rel)
 def test_features_meet_through_public_modules_and_layers_go_one_way(path: Path) -> None:
     assert _wrong_imports(path, _imports(path)) == []
+
+
+CLIENT_FACES = frozenset({"schemas", "public"})
+"""What the client may import of a feature: its wire models, its public module, and the
+package itself (`pixgate.webhooks` is the receiver's `verify_signature`)."""
+
+
+def _client_wrong_imports(imports: list[tuple[int, str]]) -> list[str]:
+    wrong = []
+    for line, module in imports:
+        names = module.split(".")
+        if names[0] != "pixgate" or len(names) < 2:
+            continue
+        target, faces = names[1], set(names[2:])
+        if target in ROOTS:
+            wrong.append(f"line {line}: {module} (the client runs no part of the gateway)")
+        elif target in FEATURES and names[2:] and not faces & CLIENT_FACES:
+            wrong.append(f"line {line}: {module} (the client reads schemas and public modules)")
+    return wrong
+
+
+@pytest.mark.parametrize("path", [p for p in _modules() if _part(p) in CLIENT], ids=_rel)
+def test_the_client_reads_wire_models_only(path: Path) -> None:
+    assert _client_wrong_imports(_imports(path)) == []
+
+
+def test_the_client_check_sees_a_service_and_the_root() -> None:
+    assert _client_wrong_imports(
+        [
+            (1, "pixgate.payouts.service.outgoing"),
+            (2, "pixgate.runtime"),
+            (3, "pixgate.payouts.schemas.cash_out"),
+            (4, "pixgate.webhooks.by_key.schemas"),
+            (5, "pixgate.webhooks"),
+            (6, "pixgate.core.errors"),
+        ]
+    ) == [
+        "line 1: pixgate.payouts.service.outgoing (the client reads schemas and public modules)",
+        "line 2: pixgate.runtime (the client runs no part of the gateway)",
+    ]
 
 
 def test_the_import_check_sees_a_back_door_and_an_upward_import() -> None:
