@@ -67,6 +67,47 @@ class SplitKeyType(StrEnum):
     RANDOM = "RANDOM"
 
 
+PHONE_FORM = (
+    "area code and number, 10 or 11 digits, with or without +55 (11987654321 or +5511987654321)"
+)
+"""How a PHONE key may be written wherever its type is given: the spec's bare digits, or the
+DICT's `+55` spelling the key lookup and the statements show, so one key reads the same
+everywhere."""
+
+DICT_KEY_FORM = (
+    "a CPF (11 digits), a CNPJ (14 characters), a phone as +55 and 10 or 11 digits "
+    "(+5511987654321), an e-mail, or a hyphenated random key (EVP)"
+)
+"""The forms a key takes where no type comes with it (the Central Bank's DICT forms): a bare
+phone would read as a CPF, so the `+55` is what marks a phone."""
+
+ANY_KEY_FORM = (
+    "a CPF (11 digits), a CNPJ (14 characters), a phone (10 or 11 digits, with or without +55), "
+    "an e-mail, or a random key (EVP: a UUID)"
+)
+"""The spellings `detect_key_type` tells apart: the DICT's, and the typed family's."""
+
+KEY_FORMS: dict[str, str] = {
+    "DOCUMENT": "a CPF (11 digits) or a CNPJ (14 characters), with or without punctuation",
+    "CPF": "a CPF with valid check digits (11 digits, with or without punctuation)",
+    "CNPJ": "a CNPJ with valid check digits (14 characters, with or without punctuation)",
+    "EMAIL": "an e-mail address of at most 77 characters",
+    "PHONE": PHONE_FORM,
+    "RANDOM": "a random key (EVP): a UUID, hyphenated or as 32 hexadecimal digits",
+}
+"""The expected form of each typed key, named by the error a key of the wrong form gets."""
+
+
+def key_form_error(field: str, key_type: str) -> str:
+    """The message for a key not in its type's form: what was wrong and what is expected."""
+    return f"{field} is not a valid {key_type} key: expected {KEY_FORMS[key_type]}"
+
+
+def is_phone(value: str) -> bool:
+    """A phone key in either spelling: area code and number, with or without `+55`."""
+    return _PHONE.fullmatch(value) is not None or _PHONE_E164.fullmatch(value) is not None
+
+
 def is_email(value: str) -> bool:
     """A plausible e-mail key: `local@domain.tld`, at most 77 characters as the DICT allows."""
     return len(value) <= MAX_EMAIL and _EMAIL.fullmatch(value) is not None
@@ -91,7 +132,7 @@ def is_valid_cash_out_key(key: str, key_type: KeyType) -> bool:
         case KeyType.EMAIL:
             return is_email(key)
         case KeyType.PHONE:
-            return _PHONE.fullmatch(key) is not None
+            return is_phone(key)
         case KeyType.RANDOM:
             return is_evp(key)
 
@@ -110,7 +151,7 @@ def is_valid_split_key(key: str, key_type: SplitKeyType) -> bool:
         case SplitKeyType.EMAIL:
             return is_email(key)
         case SplitKeyType.PHONE:
-            return _PHONE.fullmatch(key) is not None or _PHONE_E164.fullmatch(key) is not None
+            return is_phone(key)
         case SplitKeyType.RANDOM:
             return is_evp(key)
 
@@ -145,7 +186,7 @@ def detect_key_type(key: str) -> DetectedKeyType | None:
         return "CPF"
     if is_cnpj_form(key):
         return "CNPJ"
-    if _PHONE.fullmatch(key) or _PHONE_E164.fullmatch(key):
+    if is_phone(key):
         return "PHONE"
     if is_evp(key):
         return "RANDOM"

@@ -78,6 +78,8 @@ class TestCashOutKeys:
             ("fulano@example.com", KeyType.EMAIL),
             ("11987654321", KeyType.PHONE),
             ("1133334444", KeyType.PHONE),
+            ("+5511987654321", KeyType.PHONE),  # the DICT's spelling, as the key lookup takes
+            ("+551133334444", KeyType.PHONE),
             (EVP, KeyType.RANDOM),
             (EVP.replace("-", ""), KeyType.RANDOM),
             (EVP.upper(), KeyType.RANDOM),
@@ -94,7 +96,8 @@ class TestCashOutKeys:
             ("12abc34501de35", KeyType.DOCUMENT),
             ("fulano@example.com", KeyType.DOCUMENT),
             ("fulano", KeyType.EMAIL),
-            ("+5511987654321", KeyType.PHONE),
+            ("5511987654321", KeyType.PHONE),
+            ("+55119876543", KeyType.PHONE),
             ("(11) 98765-4321", KeyType.PHONE),
             ("987654321", KeyType.PHONE),
             ("119876543210", KeyType.PHONE),

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from pixgate.core.pix_keys import ANY_KEY_FORM
 from pixgate.runtime import Runtime
 from tests.builders import insert_transactions
 from tests.helpers import assert_general_error, bearer, make_account
@@ -357,6 +358,14 @@ class TestByPixKey:
             by_key(key), headers=await bearer(client, account), params=params
         )
         assert response.status_code == 400, response.text
+
+    async def test_a_bad_key_is_told_the_forms_a_key_takes(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt)
+        response = await client.get(by_key("123"), headers=await bearer(client, account))
+        assert response.status_code == 400, response.text
+        assert response.json()["message"] == f"pixKey must be {ANY_KEY_FORM}"
 
 
 async def test_lists_answer_while_payments_run(rt: Runtime, client: httpx.AsyncClient) -> None:

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from pixgate.accounts.service import accounts
+from pixgate.core.pix_keys import KEY_FORMS
 from pixgate.payouts.queries import payments
 from pixgate.payouts.service import settlement as payouts
 from pixgate.runtime import Runtime
@@ -496,7 +497,7 @@ class TestRefusals:
         [
             ("1234567890", "DOCUMENT"),
             ("not-an-email", "EMAIL"),
-            ("+5511987654321", "PHONE"),
+            ("+55119876543", "PHONE"),
             ("119876543", "PHONE"),
             ("123", "RANDOM"),
             (CPF, "EMAIL"),
@@ -505,7 +506,33 @@ class TestRefusals:
     async def test_invalid_pix_key(
         self, rt: Runtime, client: httpx.AsyncClient, key: str, key_type: str
     ) -> None:
-        await self._refused(rt, client, order(key=key, keyType=key_type), "PIX_INVALID_PIX_KEY")
+        envelope = await self._refused(
+            rt, client, order(key=key, keyType=key_type), "PIX_INVALID_PIX_KEY"
+        )
+        assert envelope["message"] == (
+            f"details.key is not a valid {key_type} key: expected {KEY_FORMS[key_type]}"
+        )
+
+    @pytest.mark.parametrize("spelling", ["11987654321", "+5511987654321"])
+    async def test_phone_key_in_either_spelling_reaches_the_same_key(
+        self, rt: Runtime, client: httpx.AsyncClient, spelling: str
+    ) -> None:
+        """The spec's bare digits and the DICT's `+55` form are one key: the cash-out is
+        taken, stored under the key's one spelling, and found by the key lookup."""
+        account = await make_account(rt, balance="10.00")
+        headers = await bearer(client, account)
+        response = await client.post(
+            PATH, headers=headers, json=order(1, key=spelling, keyType="PHONE")
+        )
+        assert response.status_code == 201, response.text
+        await drain(rt)
+        row = await stored(rt, response.json()["transactionId"])
+        assert row["pix_key"] == "+5511987654321"
+        for lookup in ("11987654321", "+5511987654321"):
+            listed = await client.get(f"/api/pix/transactions/pix-key/{lookup}", headers=headers)
+            assert listed.status_code == 200, listed.text
+            ids = [item["transactionId"] for item in listed.json()["data"]]
+            assert ids == [response.json()["transactionId"]], lookup
 
     @pytest.mark.parametrize("key", [CPF, "12ABC34501DE35", "11222333000181"])
     async def test_document_keys_cpf_and_cnpj_numeric_or_alphanumeric(

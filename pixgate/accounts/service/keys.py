@@ -15,7 +15,7 @@ from pixgate.accounts.queries.accounts import get as get_account
 from pixgate.accounts.queries.keys import AccountKey
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
-from pixgate.core.pix_keys import DictKeyType, dict_key_type, normalize_key
+from pixgate.core.pix_keys import DICT_KEY_FORM, DictKeyType, dict_key_type, normalize_key
 from pixgate.runtime import Runtime
 
 DOCUMENT_TYPES: frozenset[DictKeyType] = frozenset({"CPF", "CNPJ"})
@@ -26,12 +26,7 @@ def canonical(key: str) -> tuple[str, DictKeyType]:
     value = key.strip()
     key_type = dict_key_type(value)
     if key_type is None:
-        raise ValidationFailed(
-            [
-                f"key {key!r} is not a PIX key: a CPF (11 digits), a CNPJ (14 characters), "
-                "a phone as +55 and 10 or 11 digits, an e-mail, or a hyphenated random key (EVP)"
-            ]
-        )
+        raise ValidationFailed([f"key {key!r} is not a PIX key: expected {DICT_KEY_FORM}"])
     return normalize_key(value, key_type), key_type
 
 

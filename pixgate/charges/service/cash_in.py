@@ -39,7 +39,7 @@ from pixgate.core.money import (
     split_value,
     to_cents,
 )
-from pixgate.core.pix_keys import SplitKeyType, is_valid_split_key
+from pixgate.core.pix_keys import SplitKeyType, is_valid_split_key, key_form_error
 from pixgate.jobs.public import queue as jobs
 from pixgate.payouts.public import external_ids
 from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions
@@ -99,7 +99,7 @@ def _cents(value: Decimal, where: str, problems: list[str]) -> int:
 def _split_problems(index: int, split: SplitOrder, problems: list[str]) -> None:
     where = f"splits.{index}"
     if not is_valid_split_key(split.pix_key, split.pix_key_type):
-        problems.append(f"{where}.pixKey: not a valid {split.pix_key_type} key")
+        problems.append(key_form_error(f"{where}.pixKey", split.pix_key_type))
     if not is_valid_document(only_document_chars(split.document)):
         problems.append(f"{where}.document: not a valid CPF or CNPJ")
     try:

@@ -32,7 +32,7 @@ from pixgate.core.errors import Conflict, NotFound, ValidationFailed
 from pixgate.core.ids import new_txid
 from pixgate.core.labels import ChargeStatus, TransactionKind
 from pixgate.core.money import to_cents
-from pixgate.core.pix_keys import dict_key_type, normalize_key
+from pixgate.core.pix_keys import DICT_KEY_FORM, dict_key_type, normalize_key
 from pixgate.jobs.public import queue as jobs
 from pixgate.ledger.public import Transaction
 from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions
@@ -324,7 +324,7 @@ async def _check_key(conn: Connection, account_id: int, chave: str | None) -> No
     """The API Pix's rule: `chave` is a key of the receiving account."""
     key_type = None if chave is None else dict_key_type(chave)
     if chave is None or key_type is None:
-        raise ValidationFailed(["chave: must be a PIX key in the DICT's format"])
+        raise ValidationFailed([f"chave: must be {DICT_KEY_FORM}"])
     owner = await key_owner(conn, normalize_key(chave, key_type))
     if owner is None or owner.account_id != account_id:
         raise ValidationFailed(["chave: the key does not belong to this receiving account"])

@@ -14,7 +14,7 @@ from uuid import UUID
 from zoneinfo import ZoneInfo
 
 from pixgate.core.errors import NotFound, ValidationFailed
-from pixgate.core.pix_keys import detect_key_type, normalize_key
+from pixgate.core.pix_keys import ANY_KEY_FORM, detect_key_type, normalize_key
 from pixgate.core.timestamps import is_iso_date, is_iso_date_time
 from pixgate.ledger.queries import transactions as rows
 from pixgate.ledger.queries.transactions import Transaction
@@ -70,7 +70,7 @@ async def by_pix_key(rt: Runtime, account_id: int, pix_key: str, query: ListQuer
     """At most 1000 results in all: `total` stops there and later pages are empty."""
     key_type = detect_key_type(pix_key)
     if key_type is None:
-        raise ValidationFailed(["pixKey must be a CPF, CNPJ, phone, e-mail or EVP key"])
+        raise ValidationFailed([f"pixKey must be {ANY_KEY_FORM}"])
     start, end = _window(rt, query, default_days=30)
     filters = rows.Filters(
         account_id=account_id,

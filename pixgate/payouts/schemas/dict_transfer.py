@@ -22,7 +22,7 @@ from pydantic import (
 from pixgate.core.documents import is_valid_document, only_document_chars
 from pixgate.core.http.schemas import DOCUMENT, Amount, ApiModel, Money, example, iso
 from pixgate.core.money import to_decimal
-from pixgate.core.pix_keys import DICT_KEY_PATTERN, MAX_EMAIL, dict_key_type
+from pixgate.core.pix_keys import DICT_KEY_FORM, DICT_KEY_PATTERN, MAX_EMAIL, dict_key_type
 from pixgate.payouts.service.dict_transfer import Transfer
 
 Ispb = Annotated[str, StringConstraints(pattern=r"^\d{8}$")]
@@ -94,7 +94,7 @@ class DictTransferRequest(BaseModel):
     @classmethod
     def _pix_key(cls, value: str) -> str:
         if dict_key_type(value) is None:
-            raise ValueError("pixKey must be a CPF, CNPJ, e-mail, +55 phone or EVP key")
+            raise ValueError(f"pixKey must be {DICT_KEY_FORM}")
         return value
 
     @field_validator("creditorDocument")

@@ -14,7 +14,7 @@ from pixgate.core.documents import document_kind, only_document_chars
 from pixgate.core.errors import InvalidAmount, InvalidPixKey, ValidationFailed
 from pixgate.core.labels import TransactionKind
 from pixgate.core.money import amount_cents
-from pixgate.core.pix_keys import KeyType, is_valid_cash_out_key, normalize_key
+from pixgate.core.pix_keys import KeyType, is_valid_cash_out_key, key_form_error, normalize_key
 from pixgate.payouts.service import in_house, outgoing
 from pixgate.payouts.service.outgoing import CashOut
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions
@@ -53,7 +53,7 @@ async def create(
     before a payment to one of our accounts' keys too, though it never reaches the bank."""
     amount = amount_of(order.value)
     if not is_valid_cash_out_key(order.key, order.key_type):
-        raise InvalidPixKey(f"details.key is not a valid {order.key_type} key")
+        raise InvalidPixKey(key_form_error("details.key", order.key_type))
     document = only_document_chars(order.document)
     if document_kind(document) is None:
         raise ValidationFailed(

@@ -41,7 +41,7 @@ from pixgate.core.errors import (
 )
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import TransactionKind, TransactionStatus
-from pixgate.core.pix_keys import dict_key_type, normalize_key
+from pixgate.core.pix_keys import DICT_KEY_FORM, dict_key_type, normalize_key
 from pixgate.ledger.public import Transaction
 from pixgate.payouts.queries import dict_transfers as rows
 from pixgate.payouts.rules import AcceptMode
@@ -108,7 +108,7 @@ async def create(
     The request's provider instructions are kept with a transfer the provider settles."""
     key_type = dict_key_type(order.pix_key)
     if key_type is None:  # the API schema rejects these; a defensive check for other callers
-        raise ValidationFailed(["pixKey: not a CPF, CNPJ, e-mail, +55 phone or EVP key"])
+        raise ValidationFailed([f"pixKey: must be {DICT_KEY_FORM}"])
     pix_key = normalize_key(order.pix_key, key_type)
 
     async with rt.db.connection() as conn:
