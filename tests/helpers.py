@@ -104,21 +104,39 @@ KEEP_TABLES = ("alembic_version", "server_keys", "sql_files")
 """What a test's empty database keeps: the schema's version, the gateway's keys, the SQL
 files applied."""
 
+EMPTIED_TABLES = """
+SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> ALL($1::text[])
+"""
+RESTARTED_SEQUENCES = """
+SELECT s.oid::regclass::text AS name, q.start_value AS start
+FROM pg_class s
+JOIN pg_sequences q ON q.schemaname = 'public' AND q.sequencename = s.relname
+JOIN pg_depend d
+    ON d.classid = 'pg_class'::regclass AND d.objid = s.oid AND d.deptype IN ('a', 'i')
+JOIN pg_class t ON t.oid = d.refobjid
+WHERE s.relkind = 'S' AND t.relname <> ALL($1::text[])
+"""
+"""The sequences that columns of the emptied tables own, each with its start."""
+
 
 async def empty_database(rt: Runtime) -> None:
     """Every other table emptied, identities restarted: each test starts from nothing.
+
+    One statement deletes from every table (its foreign keys are checked at its end, when
+    every row is gone, so no order is needed) and sets each owned sequence back to its
+    start, as `TRUNCATE ... RESTART IDENTITY` would: a test holds a few rows, which DELETE
+    removes in milliseconds, where TRUNCATE swaps every table's and index's files (over
+    half a second a test on a busy machine).
 
     The runtime's copy of account terms goes too: account ids restart at 1, so a copy kept
     from the previous test would describe another test's account 1.
     """
     async with rt.db.connection() as conn:
-        tables = await conn.fetch(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
-            "AND tablename <> ALL($1::text[])",
-            list(KEEP_TABLES),
-        )
-        names = ", ".join(f'"{t["tablename"]}"' for t in tables)
-        await conn.execute(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
+        tables = await conn.fetch(EMPTIED_TABLES, list(KEEP_TABLES))
+        sequences = await conn.fetch(RESTARTED_SEQUENCES, list(KEEP_TABLES))
+        deletes = ", ".join(f'd{i} AS (DELETE FROM "{t[0]}")' for i, t in enumerate(tables))
+        restarts = ", ".join(f"setval('{s['name']}', {s['start']}, false)" for s in sequences)
+        await conn.execute(f"WITH {deletes} SELECT {restarts}")
     rt.account_terms = TermsCache()
 
 
