@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from typing import Literal
 
 from fastapi import APIRouter, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.metrics_core import Metric
 from pydantic import Field
 
 from pixgate.accounts.routes.deps import RuntimeDep
@@ -17,6 +20,9 @@ from pixgate.core.http.key_schemas import JsonWebKeySet
 from pixgate.core.http.responses import JSONResponse
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import ApiModel
+from pixgate.core.metrics import Families, PoolUsage, Scrape
+from pixgate.jobs import queue as job_rows
+from pixgate.jobs.registry import HANDLERS
 
 router = APIRouter(route_class=PixgateRoute, tags=["operations"])
 
@@ -63,8 +69,47 @@ async def readyz(rt: RuntimeDep) -> JSONResponse:
 
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
-async def metrics() -> Response:
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+async def metrics(rt: RuntimeDep) -> Response:
+    """This process's counters, its pool, and the job queue read from the database now (the
+    same from every process); without the database, `pixgate_database_up 0` and no queue."""
+    try:
+        async with asyncio.timeout(rt.settings.db_connect_timeout_s):
+            async with rt.db.connection() as conn:
+                waiting = await job_rows.backlog(conn)
+    except Exception:  # any failure to read the queue is the database being out of reach
+        waiting = None
+    read_now = Families(_queue_families(waiting))
+    return Response(
+        generate_latest(Scrape(PoolUsage(rt.db), read_now)), media_type=CONTENT_TYPE_LATEST
+    )
+
+
+def _queue_families(waiting: list[job_rows.Backlog] | None) -> Iterator[Metric]:
+    """The database's answer as gauges, a series for every job kind (0 when none waits), so
+    an alert sees a kind's backlog appear rather than a series come into being."""
+    yield GaugeMetricFamily(
+        "pixgate_database_up",
+        "1 when this process's scrape read the database, 0 when it could not",
+        value=0 if waiting is None else 1,
+    )
+    if waiting is None:
+        return
+    due = GaugeMetricFamily(
+        "pixgate_jobs_due", "Queued jobs whose due time has come", labels=["kind"]
+    )
+    oldest = GaugeMetricFamily(
+        "pixgate_jobs_oldest_due_seconds",
+        "How long the longest-waiting due job has waited past its due time",
+        labels=["kind"],
+    )
+    running = GaugeMetricFamily("pixgate_jobs_running", "Jobs a worker holds", labels=["kind"])
+    by_kind = {row.kind: row for row in waiting}
+    for kind in sorted(set(HANDLERS) | set(by_kind)):
+        row = by_kind.get(kind, job_rows.Backlog(kind, 0, 0.0, 0))
+        due.add_metric([kind], row.due)
+        oldest.add_metric([kind], row.oldest_due_seconds)
+        running.add_metric([kind], row.running)
+    yield from (due, oldest, running)
 
 
 @router.get("/.well-known/jwks.json", summary="Keys that verify access tokens")

@@ -264,3 +264,38 @@ async def vacuum(conn: Connection) -> None:
     status is in the partial indexes' predicates), so claims do not walk them again. Skipped
     when another vacuum of the table is running."""
     await conn.execute("VACUUM (SKIP_LOCKED) jobs")
+
+
+@dataclass(frozen=True, slots=True)
+class Backlog:
+    """One kind's jobs waiting for a worker, as `/metrics` reads them at scrape time."""
+
+    kind: str
+    due: int
+    """Queued jobs whose time has come (not those scheduled later: a charge's expiry, a
+    webhook's next retry)."""
+    oldest_due_seconds: float
+    """How long the longest-waiting due job has waited past its due time (0: none)."""
+    running: int
+    """Jobs a worker holds (a worker that died holds them until its lease ends)."""
+
+
+async def backlog(conn: Connection) -> list[Backlog]:
+    """Due and running jobs per kind, in one statement that reads only those rows through
+    the two partial indexes (`ix_jobs_queued_run_at`'s range up to now,
+    `ix_jobs_running_locked_until`): a healthy queue costs a scrape next to nothing, however
+    many done jobs the table keeps and however many jobs are scheduled ahead."""
+    rows = await conn.fetch(
+        """
+        SELECT kind,
+               count(*) FILTER (WHERE status = 'queued') AS due,
+               coalesce(extract(epoch FROM now() - min(run_at) FILTER (WHERE status = 'queued')),
+                        0)::float8 AS oldest,
+               count(*) FILTER (WHERE status = 'running') AS running
+        FROM (SELECT kind, status, run_at FROM jobs WHERE status = 'queued' AND run_at <= now()
+              UNION ALL
+              SELECT kind, status, run_at FROM jobs WHERE status = 'running') AS waiting
+        GROUP BY kind
+        """
+    )
+    return [Backlog(row["kind"], row["due"], row["oldest"], row["running"]) for row in rows]

@@ -14,12 +14,14 @@ import contextlib
 import os
 import random
 import socket
+import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import structlog
+from prometheus_client import Counter, Histogram
 
 from pixgate.core.db.pool import lost
 from pixgate.core.errors import DatabaseUnavailable
@@ -51,6 +53,19 @@ VACUUM_EVERY = 1000
 WEBHOOK_SHARE = 0.75
 """Of a worker's job slots, the share webhook deliveries may hold at once."""
 PRUNE_CHUNK = 10 * VACUUM_EVERY
+
+JOBS_RUN = Counter(
+    "pixgate_jobs_run_total",
+    "Jobs this process's workers ran, by kind and outcome: done, retry (raised, due again "
+    "later) or failed (given up after its attempts)",
+    ["kind", "outcome"],
+)
+JOB_SECONDS = Histogram(
+    "pixgate_job_duration_seconds",
+    "How long a job's handler ran, by kind",
+    ["kind"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
 
 
 def backoff(attempt: int) -> float:
@@ -96,10 +111,13 @@ async def _run_one(rt: Runtime, worker: str, row: job_rows.Job) -> bool:
                 conn, row.id, worker, delay_seconds=0, error=f"no handler for {kind}", final=True
             )
         bound.error("job.unknown_kind")
+        JOBS_RUN.labels("unknown", "failed").inc()
         return False
+    started = time.perf_counter()
     try:
         await HANDLERS[kind].run(rt, args)
     except Retry as retry:
+        _ran(kind, started, final=attempts >= row.max_attempts)
         async with rt.db.connection() as conn:
             await job_rows.reschedule(
                 conn,
@@ -112,6 +130,7 @@ async def _run_one(rt: Runtime, worker: str, row: job_rows.Job) -> bool:
         return False
     except Exception as exc:
         final = attempts >= row.max_attempts
+        _ran(kind, started, final=final)
         bound.exception("job.failed", final=final)
         async with rt.db.connection() as conn:
             await job_rows.reschedule(
@@ -123,7 +142,15 @@ async def _run_one(rt: Runtime, worker: str, row: job_rows.Job) -> bool:
                 final=final,
             )
         return False
+    _ran(kind, started)
     return True
+
+
+def _ran(kind: str, started: float, *, final: bool | None = None) -> None:
+    """Count one run of a job: `done` (final None), `retry` or `failed` (given up)."""
+    outcome = "done" if final is None else "failed" if final else "retry"
+    JOBS_RUN.labels(kind, outcome).inc()
+    JOB_SECONDS.labels(kind).observe(time.perf_counter() - started)
 
 
 class Worker:

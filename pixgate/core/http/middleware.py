@@ -15,11 +15,13 @@ log = structlog.get_logger("pixgate.access")
 # A request at least this slow is logged at INFO even when it succeeded.
 SLOW_REQUEST_SECONDS = 1.0
 
+# Labelled by the route's template (`/api/pix/transactions/{id}`), never the raw path, so a
+# series exists per route and not per transaction id or scanned URL (docs/operations.md).
 REQUESTS = Counter("pixgate_requests_total", "HTTP requests", ["method", "route", "status"])
 LATENCY = Histogram(
     "pixgate_request_duration_seconds",
-    "HTTP request latency",
-    ["method", "route"],
+    "HTTP request latency, by route template and status class (2xx ... 5xx)",
+    ["method", "route", "status_class"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
 )
 
@@ -60,9 +62,9 @@ class RequestContext:
             await self.app(scope, self._limited(receive, headers), send_with_id)
         finally:
             elapsed = time.perf_counter() - started
-            route = getattr(scope.get("route"), "path", "unmatched")
+            route = route_template(scope)
             REQUESTS.labels(scope["method"], route, str(status)).inc()
-            LATENCY.labels(scope["method"], route).observe(elapsed)
+            LATENCY.labels(scope["method"], route, f"{status // 100}xx").observe(elapsed)
             # Every request is counted in the metrics above; the log line, a JSON render and
             # a write(2) each, cost a fifth of a trivial route's throughput, so only failures
             # and slow requests are logged at INFO, the rest at DEBUG (docs/performance.md,
@@ -93,3 +95,14 @@ class RequestContext:
             return message
 
         return limited
+
+
+def route_template(scope: Scope) -> str:
+    """The path template of what answered: the route's (`/api/pix/transactions/{id}`), a
+    mount's (`/dashboard/static/{path}`: static files), or `unmatched` (a 404 of no route)."""
+    route = scope.get("route")
+    if route is not None:
+        return str(route.path)
+    if scope.get("endpoint") is not None:
+        return f"{scope.get('root_path', '')}/{{path}}"
+    return "unmatched"

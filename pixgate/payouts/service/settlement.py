@@ -21,7 +21,7 @@ from pixgate.core.counterparts import Counterpart
 from pixgate.core.labels import OperationType, TransactionKind, TransactionStatus
 from pixgate.ledger.public import Transaction
 from pixgate.payouts.queries import payments
-from pixgate.payouts.service import dict_transfer
+from pixgate.payouts.service import dict_transfer, metrics
 from pixgate.provider.base import PaymentOrder, PaymentResult, SettlingBank
 from pixgate.refunds.public import RETURN_KINDS, RefundKind
 from pixgate.refunds.public import service as refunds
@@ -41,12 +41,15 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
     ):
         return
     hooks = hooks_for(row.kind)
+    kind = str(_KINDS.get(row.kind, "other"))
     if hooks.in_house is not None and await hooks.in_house(rt, row):
+        metrics.settled(kind, metrics.Outcome.IN_HOUSE)
         return
-    result = await _ask_the_bank(rt, row, hooks)
+    with metrics.asking_the_bank(kind):
+        result = await _ask_the_bank(rt, row, hooks)
     # sent with the account's other settlements waiting meanwhile, ahead of its new
     # cash-outs: accepted payouts are settled before more are accepted (core.db.batches)
-    await payments.settle_payout(
+    status = await payments.settle_payout(
         rt.db,
         row.account_id,
         payments.Settlement(
@@ -62,6 +65,8 @@ async def settle(rt: Runtime, transaction_id: int) -> None:
             event_type=hooks.event_type,
         ),
     )
+    if status is not None:  # None: another run of the job settled it first
+        metrics.settled(kind, metrics.Outcome(status.lower()))
 
 
 async def _ask_the_bank(rt: Runtime, row: Transaction, hooks: SettlementHooks) -> PaymentResult:

@@ -36,6 +36,7 @@ from pixgate.webhooks.rules.webhooks import (
     EventType,
     WebhookVersion,
 )
+from pixgate.webhooks.service import metrics
 from pixgate.webhooks.service.config import _signing_secrets
 from pixgate.webhooks.service.transport import Attempt, post
 
@@ -68,7 +69,7 @@ async def _post_delivery(
     *,
     requested: bool = False,
 ) -> Attempt:
-    return await post(
+    attempt = await post(
         rt,
         url=row.url,
         body=body,
@@ -77,6 +78,8 @@ async def _post_delivery(
         secrets=secrets,
         requested=requested,
     )
+    metrics.attempted(attempt, AttemptTrigger.RESEND if requested else AttemptTrigger.DELIVERY)
+    return attempt
 
 
 async def deliver(rt: Runtime, delivery_id: int) -> float | None:
@@ -111,6 +114,7 @@ async def deliver(rt: Runtime, delivery_id: int) -> float | None:
         next_at = now + timedelta(seconds=delay)
     async with rt.db.connection() as conn:
         await _log(conn, row.id, row.url, attempt, AttemptTrigger.DELIVERY, status, next_at)
+    metrics.finished(status, row.created_at, now)
     # every attempt is in webhook_attempts; the log line (a JSON render and a write each)
     # is for the ones that did not arrive, like the access log's (docs/performance.md,
     # "A quiet access log")
