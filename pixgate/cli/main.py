@@ -83,8 +83,13 @@ def worker(
     concurrency: Annotated[
         int | None, typer.Option(help="jobs in flight at once (default: PIXGATE_JOB_CONCURRENCY)")
     ] = None,
+    metrics_port: Annotated[
+        int, typer.Option(help="serve this process's Prometheus metrics on this port (0: none)")
+    ] = 0,
+    metrics_host: Annotated[str, typer.Option(help="address the metrics listen on")] = "127.0.0.1",
 ) -> None:
     """Run job workers only (scale-out): settlement, webhook delivery, scheduled work."""
+    from pixgate.core import metrics
     from pixgate.core.logging import configure
     from pixgate.gc_tuning import tune_for_serving
     from pixgate.jobs.worker import Worker
@@ -98,7 +103,12 @@ def worker(
         event_loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             event_loop.add_signal_handler(sig, runner.stop)
-        await runner.run()
+        stop_metrics = metrics.serve(rt.db, metrics_host, metrics_port) if metrics_port else None
+        try:
+            await runner.run()
+        finally:
+            if stop_metrics is not None:
+                stop_metrics()
 
     run(loop)
 
