@@ -168,21 +168,30 @@ def _replace(text: str, old: str, new: str, count: int) -> str:
 
 
 def site_config(
-    *, tls_port: int, http_port: int, upstream: str, chain: Path, key: Path, logs: Path
+    *,
+    tls_port: int,
+    http_port: int,
+    upstream: str,
+    chain: Path,
+    key: Path,
+    logs: Path,
+    source: Path = SHIPPED,
+    server_name: str = "pixgate.example.com",
 ) -> str:
-    """deploy/nginx/pixgate.conf with this machine's ports, files and pixgate filled in."""
-    text = SHIPPED.read_text()
+    """deploy/nginx/pixgate.conf (or `source`, that file as installed for `server_name`) with
+    this machine's ports, files and pixgate filled in."""
+    text = source.read_text()
     text = _replace(text, "listen 443 ssl http2;", f"listen 127.0.0.1:{tls_port} ssl http2;", 1)
     text = _replace(text, "listen 80;", f"listen 127.0.0.1:{http_port};", 1)
     text = _replace(
         text,
-        "ssl_certificate /etc/nginx/tls/pixgate.example.com/fullchain.pem;",
+        f"ssl_certificate /etc/nginx/tls/{server_name}/fullchain.pem;",
         f"ssl_certificate {chain};",
         1,
     )
     text = _replace(
         text,
-        "ssl_certificate_key /etc/nginx/tls/pixgate.example.com/privkey.pem;",
+        f"ssl_certificate_key /etc/nginx/tls/{server_name}/privkey.pem;",
         f"ssl_certificate_key {key};",
         1,
     )
@@ -219,8 +228,11 @@ def _listening(port: int) -> bool:
 
 
 @contextmanager
-def nginx_front(upstream: str) -> Iterator[Front]:
-    """Debian's nginx, not as a daemon, in its own temporary prefix on free loopback ports."""
+def nginx_front(
+    upstream: str, *, source: Path = SHIPPED, server_name: str = "pixgate.example.com"
+) -> Iterator[Front]:
+    """Debian's nginx, not as a daemon, in its own temporary prefix on free loopback ports,
+    running the shipped site (or `source`, as `site_config` reads it)."""
     with tempfile.TemporaryDirectory(prefix="pixgate-nginx-") as name:
         directory = Path(name)
         # Run as root, nginx's workers switch to `nobody`, which must reach the temp dirs.
@@ -238,6 +250,8 @@ def nginx_front(upstream: str) -> Iterator[Front]:
                 chain=chain,
                 key=key,
                 logs=directory / "logs",
+                source=source,
+                server_name=server_name,
             )
         )
         conf = directory / "nginx.conf"
