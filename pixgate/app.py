@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.resources import files
 
+import structlog
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
@@ -22,6 +23,9 @@ from pixgate.jobs.worker import Worker
 from pixgate.routers import API_PIX_ROUTERS, ROUTERS
 from pixgate.runtime import Runtime, build_runtime, resolve_database_url
 from pixgate.webhooks.routes import register_openapi_webhooks
+from pixgate.webhooks.service import reachability
+
+log = structlog.get_logger(__name__)
 
 DESCRIPTION = """\
 pixgate takes PIX payments (charges with BR Code / QR), sends payments to PIX keys,
@@ -49,6 +53,7 @@ def create_app(
                 url = resolve_database_url(settings)
                 rt = await stack.enter_async_context(build_runtime(settings, url))
             app.state.runtime = rt
+            await warn_undeliverable_webhooks(rt)
             revocations = asyncio.create_task(auth.watch_revocations(rt))
             worker_task = None
             if with_worker:
@@ -102,6 +107,22 @@ def create_app(
     register_openapi_webhooks(app)
     openapi.install(app)
     return app
+
+
+async def warn_undeliverable_webhooks(rt: Runtime) -> None:
+    """Say at start which registered URLs this server's settings refuse: otherwise each of
+    their deliveries fails, retried for days, and nothing says why. Ids only, never a URL
+    (it may carry a credential in its path or query)."""
+    refused = await reachability.undeliverable(rt)
+    if refused:
+        log.warning(
+            "webhooks.undeliverable",
+            endpoint_ids=[r.endpoint_id for r in refused],
+            allow_insecure_webhooks=rt.settings.allow_insecure_webhooks,
+            hint="their deliveries will fail under this server's settings; list them with "
+            "`pixgate webhooks list`, or set PIXGATE_ALLOW_INSECURE_WEBHOOKS=true for local "
+            "development",
+        )
 
 
 def app_from_environment() -> FastAPI:

@@ -138,6 +138,24 @@ async def list_endpoints(conn: Connection, account_id: int) -> list[Endpoint]:
     return [Endpoint.from_record(r) for r in rows]
 
 
+@dataclass(frozen=True, slots=True)
+class ActiveUrl:
+    """Where one active endpoint delivers, of any account and kind (by key ones too)."""
+
+    id: int
+    account_id: int
+    url: str
+
+
+async def active_urls(conn: Connection) -> list[ActiveUrl]:
+    """Every active URL of every account: what the server checks against its settings at
+    start."""
+    rows = await conn.fetch(
+        "SELECT id, account_id, url FROM webhook_endpoints WHERE is_active ORDER BY id"
+    )
+    return [ActiveUrl(r["id"], r["account_id"], r["url"]) for r in rows]
+
+
 async def _fail_pending(conn: Connection, endpoint_id: int) -> None:
     await conn.execute(
         "UPDATE webhook_deliveries SET status = $2, finished_at = now(), "
