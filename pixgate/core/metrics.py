@@ -8,15 +8,24 @@ code that moves them (requests in `core.http.middleware`, settlements in
 jobs table) is not kept up to date on every change: it is read when Prometheus asks, so it
 costs nothing between scrapes. `/metrics` serves both (`pixgate.ops`); `pixgate worker
 --metrics-port` serves the same for a process without the API (`serve`).
+
+Several API processes on one port (`pixgate serve --workers N`) answer scrapes in turn, so
+each writes its counters and histograms to files in one directory, and whichever answers
+sums them all (prometheus_client's multiprocess mode, `shared_by`).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 from prometheus_client import REGISTRY, start_http_server
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
+from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
 from pixgate.core.db.pool import Database
@@ -24,6 +33,35 @@ from pixgate.core.db.pool import Database
 NETWORK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 """Histogram buckets (seconds) of a call over the network: the settling bank's answer, a
 webhook POST, up to their timeouts."""
+
+
+MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
+"""Where every API process writes its counters when there are several (prometheus_client
+reads it as it is imported, so it is set before they start)."""
+
+
+@contextmanager
+def shared_by(processes: int) -> Iterator[None]:
+    """For `processes` API processes sharing one port: with more than one, a fresh directory
+    for their counters while they run, removed after (counts of processes that ended stay in
+    it until then, so totals never go back)."""
+    if processes <= 1:
+        yield
+        return
+    directory = tempfile.mkdtemp(prefix="pixgate-metrics-")
+    os.environ[MULTIPROCESS_DIR] = directory
+    try:
+        yield
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _counted() -> Collector:
+    """This process's counters and histograms, or every API process's summed when they share
+    a directory."""
+    if os.environ.get(MULTIPROCESS_DIR):
+        return MultiProcessCollector(None)  # type: ignore[no-untyped-call]
+    return REGISTRY
 
 
 class PoolUsage:
@@ -64,7 +102,7 @@ class Scrape:
         self.read_now = read_now
 
     def collect(self) -> Iterator[Metric]:
-        yield from REGISTRY.collect()
+        yield from _counted().collect()
         for collector in self.read_now:
             yield from collector.collect()
 

@@ -27,7 +27,7 @@ from pixgate.runtime import Runtime
 from pixgate.webhooks.service import destinations
 from tests.app.scrapes import Samples, cash_out, hooked_account, moved, samples, scrape, value
 from tests.helpers import bearer, make_account
-from tests.processes import PIXGATE, free_port
+from tests.processes import PIXGATE, free_port, running, server_env
 from tests.support import drain
 from tests.webhooks.conftest import make_due
 from tests.webhooks.receiver import Receiver
@@ -213,6 +213,18 @@ async def test_a_worker_process_serves_its_own_metrics(
     assert value(scraped, "pixgate_db_pool_max_size") == hooks_on.settings.db_pool_max
     # the queue is the API's to tell (the same from every process)
     assert not [name for name, _ in scraped if name.startswith("pixgate_jobs_due")]
+
+
+def test_api_processes_sharing_a_port_are_counted_together(database_url: str) -> None:
+    """`pixgate serve --workers 2`: whichever process answers a scrape counts the requests
+    both served (each request on a connection of its own, which either process may take)."""
+    command = [PIXGATE, "serve", "--no-worker", "--workers", "2"]
+    with running(command, server_env(database_url)) as base:
+        for _ in range(20):
+            assert httpx.get(f"{base}/healthz").status_code == 200
+        scrapes = [samples(httpx.get(f"{base}/metrics").text) for _ in range(6)]
+    healthz = {"method": "GET", "route": "/healthz", "status": "200"}
+    assert [value(scraped, "pixgate_requests_total", **healthz) for scraped in scrapes] == [20] * 6
 
 
 async def _account(rt: Runtime, client: httpx.AsyncClient) -> dict[str, str]:
