@@ -57,6 +57,8 @@ def serve(
     """Serve the API, with the job worker in-process unless --no-worker."""
     import uvicorn
 
+    from pixgate.core import metrics
+
     settings = Settings()
     url = database_url(settings)
     # uvicorn re-raises SIGTERM after its graceful shutdown; exiting through SystemExit
@@ -64,18 +66,20 @@ def serve(
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     os.environ["PIXGATE_DATABASE_URL"] = url
     os.environ["PIXGATE_SERVE_WITH_WORKER"] = "false" if no_worker else "true"
-    uvicorn.run(
-        "pixgate.app:app_from_environment",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level="warning",
-        access_log=False,
-        proxy_headers=True,
-        # Then the lifespan stops the in-process worker, which has the same grace for its jobs.
-        timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_s),
-    )
+    # several processes on one port: a scrape sums them all, whichever answers it
+    with metrics.shared_by(workers):
+        uvicorn.run(
+            "pixgate.app:app_from_environment",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level="warning",
+            access_log=False,
+            proxy_headers=True,
+            # Then the lifespan stops the in-process worker, which has the same grace for its jobs.
+            timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_s),
+        )
 
 
 @app.command()
