@@ -125,7 +125,13 @@ WEBHOOK = "The webhook's address: "
         ("GET", "/dashboard/charges/x", "The charge's address: is not a valid identifier"),
         ("POST", "/dashboard/webhooks/x/deactivate", WEBHOOK + "must be a whole number"),
         ("POST", "/dashboard/webhooks/0/deactivate", WEBHOOK + "must be at least 1"),
-        ("POST", "/dashboard/deliveries/x1/resend", "The event's address: must be a whole number"),
+        ("POST", "/dashboard/events/x1/resend", "The event's address: must be a whole number"),
+        ("GET", "/dashboard/deliveries/x1", "The delivery's address: must be a whole number"),
+        (
+            "GET",
+            "/dashboard/transactions/x",
+            "The transaction's address: is not a valid identifier",
+        ),
     ],
 )
 async def test_a_mistyped_address(signed_in: Browser, method: str, path: str, message: str) -> None:

@@ -1,12 +1,13 @@
-"""The dashboard's Settings > Webhooks page (the API's rules, the signing secret) and its
-delivery log (events, deliveries, attempts, Resend): the services the API and the CLI call.
+"""The dashboard's Settings > Webhooks page (the API's rules, the signing secret, a test
+event per URL): the services the API and the CLI call. The delivery log is `deliveries`,
+included here.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Path, Request, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.datastructures import FormData
 
@@ -14,26 +15,24 @@ from pixgate.accounts.public import RuntimeDep
 from pixgate.core.errors import (
     Conflict,
     InvalidWebhookConfig,
-    NoWebhookDestination,
     UnsafeWebhookDestination,
-    ValidationFailed,
     WebhookLimitReached,
 )
 from pixgate.core.http import rate_limit
 from pixgate.core.masking import mask_header_values
+from pixgate.dashboard.routes import deliveries as delivery_routes
+from pixgate.dashboard.routes.deliveries import BigintId
+from pixgate.dashboard.views import labels
 from pixgate.dashboard.views.forms import SignedInForm
 from pixgate.dashboard.views.forms import field as form_field
 from pixgate.dashboard.views.render import DashboardRoute, Signed, SignedIn, page
 from pixgate.runtime import Runtime
-from pixgate.webhooks.public import DELIVERY_STATES, RESEND_RATE
+from pixgate.webhooks.public import RESEND_RATE
 from pixgate.webhooks.public import service as webhooks
 from pixgate.webhooks.public import webhook_rules as rules
 
 router = APIRouter(route_class=DashboardRoute)
 
-BigintId = Annotated[int, Path(ge=1, le=9_223_372_036_854_775_807)]
-LOG_PAGE_SIZE = 20
-MAX_PAGE = 2_147_483_647
 DONE = {
     "created": "Webhook added.",
     "updated": "Webhook updated: same URL and event, new headers and version.",
@@ -184,84 +183,21 @@ async def rotate_secret(request: Request, rt: RuntimeDep, posted: SignedInForm) 
     )
 
 
-# --- the delivery log -------------------------------------------------------------------------
-
-
-async def _log_page(
-    request: Request,
-    rt: Runtime,
-    signed: Signed,
-    *,
-    status: int = 200,
-    notice: str | None = None,
-    problems: list[str] | None = None,
-) -> HTMLResponse:
-    params = request.query_params
-    state = params.get("status", "")
-    event_type = params.get("type", "")
-    number_text = params.get("page", "1")
-    problems = list(problems or [])
-    if state and state not in DELIVERY_STATES:
-        problems.append("status: one of " + ", ".join(DELIVERY_STATES))
-        state = ""
-    if event_type and event_type not in rules.EVENT_TYPES:
-        problems.append("event: one of " + ", ".join(rules.EVENT_TYPES))
-        event_type = ""
-    number = 1
-    if number_text.isascii() and number_text.isdigit() and 1 <= int(number_text) <= MAX_PAGE:
-        number = int(number_text)
-    found = await webhooks.delivery_log(
-        rt,
-        signed.account_id,
-        event_type=event_type or None,
-        delivery_state=state or None,
-        page=number,
-        size=LOG_PAGE_SIZE,
-    )
-    kept = {k: v for k, v in {"status": state, "type": event_type}.items() if v}
-    return page(
-        request,
-        rt,
-        "deliveries.html",
-        {
-            "signed": signed,
-            "log": found,
-            "state": state,
-            "event_type": event_type,
-            "states": DELIVERY_STATES,
-            "event_types": rules.EVENT_TYPES,
-            "page": number,
-            "has_next": number * LOG_PAGE_SIZE < found.total,
-            "kept": kept,
-            "notice": notice,
-            "problems": problems,
-        },
-        status=400 if problems and status == 200 else status,
-    )
-
-
-@router.get("/dashboard/deliveries")
-async def delivery_log(request: Request, rt: RuntimeDep, signed: SignedIn) -> Response:
-    resent = request.query_params.get("resent", "")
-    code = request.query_params.get("code", "")
-    notice = None
-    if resent.isascii() and resent.isdigit():
-        answered = f"answered {code}" if code.isascii() and code.isdigit() else "did not answer"
-        notice = f"evt_{resent} resent: the first URL {answered}."
-    return await _log_page(request, rt, signed, notice=notice)
-
-
-@router.post("/dashboard/deliveries/{event_id}/resend")
-async def resend(
-    request: Request, rt: RuntimeDep, posted: SignedInForm, event_id: BigintId
+@router.post("/dashboard/webhooks/{webhook_id}/test")
+async def send_test_event(
+    request: Request, rt: RuntimeDep, posted: SignedInForm, webhook_id: BigintId
 ) -> Response:
-    """POST /api/resend-webhook/evt_<n>'s service and rate limit (shared with the API)."""
+    """A signed `webhook.test` POST to one of the account's active URLs, now; the page says
+    what it answered. Counted in the resend limit: both POST on request."""
     signed = posted.signed
     await rate_limit.enforce(request, rt, RESEND_RATE, "resend-webhook", signed.account_id)
-    try:
-        result = await webhooks.resend(rt, signed.account_id, f"evt_{event_id}", None)
-    except (NoWebhookDestination, ValidationFailed) as exc:
-        problem = exc.text
-        return await _log_page(request, rt, signed, status=400, problems=[problem])
-    code = "" if result.status_code is None else str(result.status_code)
-    return RedirectResponse(f"/dashboard/deliveries?resent={event_id}&code={code}", status_code=303)
+    sent = await webhooks.send_test(rt, signed.account_id, webhook_id)
+    endpoints = await webhooks.list_endpoints(rt, signed.account_id)
+    said = labels.answer(sent.attempt.status_code, sent.attempt.error, ok=sent.attempt.ok)
+    line = f"Test event sent to {sent.url}: {said}"
+    if sent.attempt.ok:
+        return _webhooks_page(request, rt, signed, endpoints, notice=line)
+    return _webhooks_page(request, rt, signed, endpoints, problems=[line])
+
+
+router.include_router(delivery_routes.router)

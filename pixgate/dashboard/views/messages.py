@@ -43,8 +43,10 @@ LABELS = {
     "url": "URL",
     "version": "Payload version",
     "transaction_id": "The charge's address",
+    "transaction_uuid": "The transaction's address",
     "webhook_id": "The webhook's address",
     "event_id": "The event's address",
+    "delivery_id": "The delivery's address",
 }
 """The dashboard's fields, by the names the forms, the services and the routes give them."""
 

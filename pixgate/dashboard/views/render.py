@@ -29,7 +29,7 @@ from pixgate.accounts.public import RuntimeDep, auth
 from pixgate.core.errors import DatabaseUnavailable, PixgateError, TryAgain
 from pixgate.core.http.errors import request_id
 from pixgate.core.http.routing import PixgateRoute
-from pixgate.dashboard.views import messages
+from pixgate.dashboard.views import labels, messages
 from pixgate.dashboard.views import session as sessions
 from pixgate.runtime import Runtime
 
@@ -38,7 +38,8 @@ log = structlog.get_logger(__name__)
 LOGIN_PATH = "/dashboard/login"
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
-    "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    "img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; "
+    "frame-ancestors 'none'",
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
@@ -68,6 +69,8 @@ def _cents(value: int | None) -> str:
 
 templates.filters["brl"] = _brl
 templates.filters["cents"] = _cents
+templates.filters["status"] = labels.status_label
+templates.filters["badge"] = labels.badge
 
 
 class SignedOut(Exception):
@@ -123,16 +126,13 @@ def page(
     zone = ZoneInfo(rt.settings.timezone)
 
     def when(value: datetime | str | None) -> str:
-        if value is None:
-            return ""
-        at = datetime.fromisoformat(value) if isinstance(value, str) else value
-        return at.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S")
+        return labels.local_time(value, zone)
 
     shown = dict(context)
     if "problems" in shown:  # every form's and error page's refusals, said for people
         shown["problems"] = messages.labelled(shown["problems"])
     html = templates.get_template(template).render(
-        {"path": request.url.path, "signed": None, "when": when, **shown}
+        {"path": request.url.path, "signed": None, "when": when, "zone": zone.key, **shown}
     )
     return HTMLResponse(html, status_code=status, headers=dict(headers or {}))
 
