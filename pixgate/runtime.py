@@ -6,10 +6,14 @@ gateway's own keys exist, and closes everything on exit.
 
 from __future__ import annotations
 
+import os
 import secrets
+import stat
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pixgate.accounts.queries import server_keys
 from pixgate.accounts.queries.accounts import TermsCache
@@ -42,7 +46,31 @@ def resolve_database_url(settings: Settings) -> str:
     """The configured server, or the embedded one (started or joined) when none is set."""
     if settings.database_url:
         return settings.database_url
+    ensure_runtime_dir()
     return embedded.start(settings.data_dir)
+
+
+def ensure_runtime_dir() -> None:
+    """Give the process an `XDG_RUNTIME_DIR` when it has none (a container, `su`, cron).
+
+    The embedded server's wheel keeps its start-up lock in the user's runtime directory,
+    which it asks `platformdirs` for as it is imported; without the variable, `platformdirs`
+    warns on every command. The system's `/run/user/<uid>` is used when there is one;
+    otherwise a directory of pixgate's own in the temporary directory, made as the XDG
+    specification wants it (the user's, mode 0700). One that is not (another user's) is
+    left alone, and the warning then says why."""
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        return
+    uid = os.getuid()
+    system = Path(f"/run/user/{uid}")
+    if system.is_dir() and os.access(system, os.W_OK):
+        os.environ["XDG_RUNTIME_DIR"] = str(system)
+        return
+    own = Path(tempfile.gettempdir()) / f"pixgate-runtime-{uid}"
+    own.mkdir(mode=0o700, exist_ok=True)
+    found = own.lstat()
+    if stat.S_ISDIR(found.st_mode) and found.st_uid == uid and stat.S_IMODE(found.st_mode) == 0o700:
+        os.environ["XDG_RUNTIME_DIR"] = str(own)
 
 
 async def load_keys(

@@ -1,4 +1,9 @@
-"""What every `pixgate` command shares: the database, a runtime per call, JSON output."""
+"""What every `pixgate` command shares: the database, a runtime per call, JSON output.
+
+The gateway's own modules (settings, the runtime, the database) are imported inside the
+functions that use them: `pixgate --help` and a mistyped option then answer without loading
+them, and a command loads only what it runs.
+"""
 
 from __future__ import annotations
 
@@ -6,29 +11,36 @@ import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 import typer
-import uvloop
 from rich.console import Console
 
-from pixgate.core.errors import PixgateError
-from pixgate.core.settings import Settings
-from pixgate.runtime import Runtime, build_runtime, resolve_database_url
+if TYPE_CHECKING:
+    from pixgate.core.settings import Settings
+    from pixgate.runtime import Runtime
 
 console = Console()
 T = TypeVar("T")
 
 
 def database_url(settings: Settings) -> str:
-    """Resolve the database and, on the embedded default, bring its schema up to date."""
-    from pixgate.core.db import embedded, migrate
+    """Resolve the database and, on the embedded default, bring its schema up to date.
+
+    A schema already current costs two queries (`schema_version.is_current`), not the
+    load of Alembic."""
+    from pixgate.runtime import resolve_database_url
 
     url = resolve_database_url(settings)
     if settings.database_url is None:
+        from pixgate.core.db import embedded, schema_version
+
         asyncio.run(embedded.ensure_database(url))
-        migrate.upgrade(url)
+        if not asyncio.run(schema_version.is_current(url)):
+            from pixgate.core.db import migrate
+
+            migrate.upgrade(url)
     return url
 
 
@@ -38,6 +50,12 @@ def run(action: Callable[[Runtime], Awaitable[T]]) -> T:
     On uvloop, the loop uvicorn gives the API: `pixgate worker` spends most of its time
     sending statements, and asyncio's own socket transport was the largest share of its CPU
     (docs/performance.md, "Worker concurrency and uvloop")."""
+    import uvloop
+
+    from pixgate.core.errors import PixgateError
+    from pixgate.core.settings import Settings
+    from pixgate.runtime import build_runtime
+
     settings = Settings()
     url = database_url(settings)
 
@@ -60,3 +78,12 @@ def emit_json(data: Any) -> None:
 
 def money(value: int | None) -> str:
     return "-" if value is None else f"{Decimal(value) / 100:.2f}"
+
+
+def shown(value: object) -> str:
+    """A table cell: `-` for an empty field, JSON for a mapping, else the value as text."""
+    if value is None or (isinstance(value, str | dict) and not value):
+        return "-"
+    if isinstance(value, dict):
+        return orjson.dumps(value).decode()
+    return str(value)

@@ -16,19 +16,19 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import orjson
 import typer
 from rich.table import Table
 
-from pixgate.cli.common import console, database_url, emit_json, money, run
+from pixgate.cli import help_format, serving
+from pixgate.cli.common import console, database_url, emit_json, money, run, shown
 from pixgate.cli.keys import keys_app
 from pixgate.cli.webhooks import webhooks_app
-from pixgate.core.settings import Settings
-from pixgate.runtime import Runtime, resolve_database_url
 
 if TYPE_CHECKING:
     from pixgate.accounts.queries.accounts import Account
+    from pixgate.runtime import Runtime
 
+help_format.install()
 app = typer.Typer(no_args_is_help=True, help="pixgate: a self-hostable PIX payment gateway.")
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
 accounts_app = typer.Typer(no_args_is_help=True, help="Accounts, balances, limits and fees.")
@@ -54,17 +54,34 @@ def serve(
     no_worker: Annotated[bool, typer.Option("--no-worker", help="API only, no job worker")] = False,
     workers: Annotated[int, typer.Option(help="API processes")] = 1,
 ) -> None:
-    """Serve the API, with the job worker in-process unless --no-worker."""
+    """Serve the API, with the job worker in-process unless --no-worker.
+
+    Prints where it listens and the addresses of its pages; PIXGATE_PUBLIC_URL, unset, is
+    this address (the one charges' QR codes carry)."""
+    import structlog
     import uvicorn
 
     from pixgate.core import metrics
+    from pixgate.core.logging import configure
+    from pixgate.core.settings import Settings
 
     settings = Settings()
+    configure(json=settings.log_json, level=settings.log_level)
     url = database_url(settings)
+    base = serving.local_url(host, port)
+    derived = "public_url" not in settings.model_fields_set
+    public_url = base if derived else settings.public_url
+    for line in serving.banner(base, public_url, derived=derived, with_worker=not no_worker):
+        typer.echo(line)
+    problem = None if derived else serving.public_url_mismatch(public_url, host, port)
+    if problem is not None:
+        structlog.get_logger(__name__).warning("serve.public_url_mismatch", problem=problem)
+    _print_undeliverable_webhooks()
     # uvicorn re-raises SIGTERM after its graceful shutdown; exiting through SystemExit
     # instead lets the embedded server's exit hook stop PostgreSQL when we are the last user.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     os.environ["PIXGATE_DATABASE_URL"] = url
+    os.environ["PIXGATE_PUBLIC_URL"] = public_url
     os.environ["PIXGATE_SERVE_WITH_WORKER"] = "false" if no_worker else "true"
     # several processes on one port: a scrape sums them all, whichever answers it
     with metrics.shared_by(workers):
@@ -82,6 +99,19 @@ def serve(
         )
 
 
+def _print_undeliverable_webhooks() -> None:
+    """The registered URLs this server's settings refuse, one line each (the server logs
+    their ids as it starts)."""
+    from pixgate.webhooks.service import reachability
+
+    for refused in run(reachability.undeliverable):
+        typer.echo(
+            f"warning: webhook {refused.endpoint_id} of account {refused.account_id}, "
+            f"{refused.url}, will not be delivered: {refused.reason}",
+            err=True,
+        )
+
+
 @app.command()
 def worker(
     concurrency: Annotated[
@@ -95,6 +125,7 @@ def worker(
     """Run job workers only (scale-out): settlement, webhook delivery, scheduled work."""
     from pixgate.core import metrics
     from pixgate.core.logging import configure
+    from pixgate.core.settings import Settings
     from pixgate.gc_tuning import tune_for_serving
     from pixgate.jobs.worker import Worker
 
@@ -121,6 +152,8 @@ def worker(
 def db_upgrade(revision: Annotated[str, typer.Argument()] = "head") -> None:
     """Apply the database migrations."""
     from pixgate.core.db import embedded, migrate
+    from pixgate.core.settings import Settings
+    from pixgate.runtime import resolve_database_url
 
     settings = Settings()
     url = resolve_database_url(settings)
@@ -189,7 +222,7 @@ def accounts_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> N
         table.add_row(
             str(r.id),
             r.name,
-            r.document or "-",
+            shown(r.document),
             money(r.available),
             money(r.blocked),
         )
@@ -211,7 +244,7 @@ def accounts_show(
         return
     table = Table("field", "value")
     for key, value in data.items():
-        table.add_row(key, orjson.dumps(value).decode() if isinstance(value, dict) else str(value))
+        table.add_row(key, shown(value))
     console.print(table)
 
 

@@ -1,0 +1,118 @@
+"""`pixgate serve` as a user starts it: what it prints, the public URL its charges carry, and
+its warnings about settings that will not work."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from pixgate.cli import serving
+from pixgate.runtime import Runtime
+from pixgate.webhooks import service as webhooks
+from tests.helpers import bearer, make_account
+from tests.processes import SERVE, server_env, started
+
+
+def _output(path: Path) -> tuple[str, list[dict[str, Any]]]:
+    """The process's output, and its JSON log lines."""
+    text = path.read_text()
+    return text, [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+async def test_serve_prints_its_addresses_and_derives_the_public_url(
+    rt: Runtime, database_url: str, tmp_path: Path
+) -> None:
+    account = await make_account(rt)
+    log = tmp_path / "serve.log"
+    with (
+        log.open("wb") as output,
+        started(SERVE, server_env(database_url), output=output) as (base, _),
+    ):
+        async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+            body = {
+                "transaction": {
+                    "value": "1.00",
+                    "description": "Pedido 1",
+                    "externalId": f"ext-{uuid.uuid4()}",
+                },
+                "payer": {"fullName": "Maria da Silva", "document": "52998224725"},
+            }
+            charge = await http.post(
+                "/api/pix/cash-in", json=body, headers=await bearer(http, account)
+            )
+    text, logged = _output(log)
+    assert f"pixgate listening on {base} (API only, no job worker)" in text
+    for path in ("/docs", "/dashboard", "/healthz", "/readyz", "/metrics"):
+        assert f"{base}{path}" in text
+    assert f"public URL  {base}  (from --host and --port" in text
+    assert charge.status_code == 201, charge.text
+    assert base.removeprefix("http://") + "/qr/v2/" in charge.json()["pixCode"]
+    assert not [e for e in logged if e["level"] == "warning"]
+
+
+async def test_serve_warns_of_undeliverable_webhooks_and_a_public_url_elsewhere(
+    rt: Runtime, database_url: str, tmp_path: Path
+) -> None:
+    """A URL registered by a CLI run with PIXGATE_ALLOW_INSECURE_WEBHOOKS=true, a server
+    without it; and a public URL on this machine's loopback but another port."""
+    account = await make_account(rt)
+    rt.settings = rt.settings.model_copy(update={"allow_insecure_webhooks": True})
+    added = await webhooks.add(
+        rt, account.account_id, event_type="cash_in", url="http://127.0.0.1:9/hook"
+    )
+    log = tmp_path / "serve.log"
+    env = server_env(database_url, public_url="http://127.0.0.1:1")
+    with log.open("wb") as output, started(SERVE, env, output=output):
+        pass
+    text, logged = _output(log)
+    assert (
+        f"warning: webhook {added.endpoint.id} of account {account.account_id}, "
+        "http://127.0.0.1:9/hook, will not be delivered: url must use HTTPS" in text
+    )
+    assert "PIXGATE_ALLOW_INSECURE_WEBHOOKS=true" in text
+    (undeliverable,) = [e for e in logged if e["event"] == "webhooks.undeliverable"]
+    assert undeliverable["level"] == "warning"
+    assert undeliverable["endpoint_ids"] == [added.endpoint.id]
+    (mismatch,) = [e for e in logged if e["event"] == "serve.public_url_mismatch"]
+    assert mismatch["level"] == "warning"
+    assert "http://127.0.0.1:1" in mismatch["problem"]
+    assert "public URL  http://127.0.0.1:1  (PIXGATE_PUBLIC_URL" in text
+
+
+@pytest.mark.parametrize(
+    ("public_url", "host", "port", "complaint"),
+    [
+        ("http://127.0.0.1:8080", "127.0.0.1", 9000, "listens on http://127.0.0.1:9000"),
+        ("http://localhost:9000", "127.0.0.1", 9000, None),
+        ("http://127.0.0.1:9000", "0.0.0.0", 9000, None),
+        ("https://127.0.0.1:9000", "127.0.0.1", 9000, "listens on http://127.0.0.1:9000"),
+        ("http://10.0.0.5:8080", "10.0.0.5", 9000, "listens on http://10.0.0.5:9000"),
+        ("http://127.0.0.1:9000", "10.0.0.5", 9000, "not on loopback"),
+        ("https://pix.example.com", "127.0.0.1", 9000, None),  # a proxy in front
+        ("http://pix.example.com:8080", "0.0.0.0", 9000, None),  # another host: unknowable
+        ("http://pix.example.com:port", "127.0.0.1", 9000, "no valid port"),
+    ],
+)
+def test_public_url_mismatch(public_url: str, host: str, port: int, complaint: str | None) -> None:
+    problem = serving.public_url_mismatch(public_url, host, port)
+    if complaint is None:
+        assert problem is None
+    else:
+        assert problem is not None and complaint in problem
+
+
+@pytest.mark.parametrize(
+    ("host", "url"),
+    [
+        ("0.0.0.0", "http://127.0.0.1:9000"),
+        ("::", "http://127.0.0.1:9000"),
+        ("::1", "http://[::1]:9000"),
+    ],
+)
+def test_local_url(host: str, url: str) -> None:
+    assert serving.local_url(host, 9000) == url
