@@ -1,4 +1,5 @@
-"""Runtime configuration, read once from `PIXGATE_*` environment variables and passed down."""
+"""Runtime configuration, read once from `PIXGATE_*` environment variables (and a `.env` file
+in the working directory) and passed down."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from pixgate.core import brcode
 class Settings(BaseSettings):
     """Every knob of the gateway; the README's settings table mirrors this class."""
 
-    model_config = SettingsConfigDict(env_prefix="PIXGATE_", extra="ignore")
+    # `.env` in the working directory too (environment variables win): the CLI and the
+    # server started from one directory then share one configuration (`.env.example`).
+    model_config = SettingsConfigDict(env_prefix="PIXGATE_", extra="ignore", env_file=".env")
 
     database_url: str | None = Field(
         default=None,

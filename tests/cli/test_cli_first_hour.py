@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -140,3 +141,30 @@ def test_no_runtime_directory_warning_without_xdg_runtime_dir(tmp_path: Path) ->
     runtime_dir = Path(done.stdout.strip())
     if runtime_dir.is_relative_to(tmp_path):  # no /run/user/<uid> on this machine
         assert runtime_dir.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_dotenv_file_in_the_working_directory_configures_every_command(
+    rt: Runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One `.env` for the CLI and the server; a variable in the environment wins over it."""
+    assert rt.settings.database_url
+    (tmp_path / ".env").write_text("PIXGATE_ALLOW_INSECURE_WEBHOOKS=true\n")
+    monkeypatch.chdir(tmp_path)
+    env = {"PIXGATE_DATABASE_URL": rt.settings.database_url}
+    created = runner.invoke(app, ["accounts", "create", "--name", "Loja", "--json"], env=env)
+    account = str(json.loads(created.output)["accountId"])
+    add = ["webhooks", "add", "--account", account, "--event", "cash_in", "--url"]
+    local = runner.invoke(app, [*add, "http://127.0.0.1:9/hook"], env=env)
+    assert local.exit_code == 0, local.output
+    secure = {**env, "PIXGATE_ALLOW_INSECURE_WEBHOOKS": "false"}
+    refused = runner.invoke(app, [*add, "http://127.0.0.1:10/hook"], env=secure)
+    assert refused.exit_code == 1 and "PIXGATE_ALLOW_INSECURE_WEBHOOKS=true" in refused.output
+
+
+def test_every_setting_of_the_example_dotenv_exists() -> None:
+    from pixgate.core.settings import Settings
+
+    example = (Path(__file__).parents[2] / ".env.example").read_text()
+    names = re.findall(r"^#? ?PIXGATE_([A-Z_]+)=", example, flags=re.MULTILINE)
+    assert "ALLOW_INSECURE_WEBHOOKS" in names
+    assert {n.lower() for n in names} <= set(Settings.model_fields)
