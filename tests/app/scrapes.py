@@ -9,10 +9,14 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from pixgate.runtime import Runtime
+from pixgate.webhooks.service import destinations
 from tests.helpers import bearer, make_account
 from tests.webhooks.receiver import Receiver
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+SUFFIXES = {"counter": ("_total",), "histogram": ("_bucket", "_count", "_sum"), "gauge": ("",)}
+"""The series names each type of family exposes."""
 
 
 def samples(text: str) -> Samples:
@@ -32,6 +36,16 @@ def moved(before: Samples, after: Samples, name: str, **labels: str) -> float:
     return value(after, name, **labels) - value(before, name, **labels)
 
 
+def series_labels(text: str) -> dict[str, set[str]]:
+    """Every series name the scrape declares, with the label names its family takes."""
+    declared: dict[str, set[str]] = {}
+    for family in text_string_to_metric_families(text):
+        labels = {key for sample in family.samples for key in sample.labels} - {"le"}
+        for suffix in SUFFIXES.get(family.type, ("",)):
+            declared[family.name + suffix] = labels
+    return declared
+
+
 async def scrape(client: httpx.AsyncClient) -> Samples:
     response = await client.get("/metrics")
     assert response.status_code == 200
@@ -41,6 +55,15 @@ async def scrape(client: httpx.AsyncClient) -> Samples:
 
 CPF = "52998224725"
 EVP = "123e4567-e12b-42d3-a456-426614174000"
+
+
+async def allow_loopback_webhooks(rt: Runtime) -> None:
+    """Webhooks registered through the API, to a receiver on the loopback over http, and no
+    destination remembered as silent from an earlier test's receiver at the same port."""
+    destinations.forget()
+    rt.settings = rt.settings.model_copy(
+        update={"webhook_api_enabled": True, "allow_insecure_webhooks": True}
+    )
 
 
 async def hooked_account(

@@ -24,8 +24,16 @@ from pixgate.core.db.pool import Database
 from pixgate.jobs import queue as job_rows
 from pixgate.jobs.queue import EXPIRE_CHARGE, SETTLE_PAYOUT, ExpireCharge
 from pixgate.runtime import Runtime
-from pixgate.webhooks.service import destinations
-from tests.app.scrapes import Samples, cash_out, hooked_account, moved, samples, scrape, value
+from tests.app.scrapes import (
+    Samples,
+    allow_loopback_webhooks,
+    cash_out,
+    hooked_account,
+    moved,
+    samples,
+    scrape,
+    value,
+)
 from tests.helpers import bearer, make_account
 from tests.processes import PIXGATE, free_port, running, server_env
 from tests.support import drain
@@ -35,11 +43,7 @@ from tests.webhooks.receiver import Receiver
 
 @pytest.fixture
 async def hooks_on(rt: Runtime) -> Runtime:
-    """Webhooks registered through the API, to a receiver on the loopback over http."""
-    destinations.forget()
-    rt.settings = rt.settings.model_copy(
-        update={"webhook_api_enabled": True, "allow_insecure_webhooks": True}
-    )
+    await allow_loopback_webhooks(rt)
     return rt
 
 
