@@ -25,7 +25,7 @@ from pixgate.core.settings import Settings
 from tests.processes import PIXGATE
 
 ROOT = Path(__file__).resolve().parents[2]
-COMPOSE = ROOT / "compose.yaml"
+COMPOSE_YAML = ROOT / "compose.yaml"
 ENV_EXAMPLE = ROOT / "deploy" / "compose" / "env.example"
 DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
@@ -87,7 +87,7 @@ def _interpolated(node: Any, values: dict[str, str]) -> Any:
 
 def load(values: dict[str, str]) -> dict[str, Any]:
     """compose.yaml with `values` interpolated."""
-    loaded: dict[str, Any] = _interpolated(yaml.safe_load(COMPOSE.read_text()), values)
+    loaded: dict[str, Any] = _interpolated(yaml.safe_load(COMPOSE_YAML.read_text()), values)
     return loaded
 
 

@@ -20,12 +20,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import jsonschema_rs
 import orjson
 import pytest
+import yaml
 
 from pixgate.core.settings import Settings
 from tests.conftest import scratch_database
 from tests.deploy.compose import (
+    COMPOSE_YAML,
     DOCKERIGNORE,
     ROOT,
     ThisMachine,
@@ -241,6 +244,19 @@ def test_the_health_checks_pass_on_the_running_services(stack: Stack) -> None:
 
 # --- the files, read -----------------------------------------------------------------------
 
+SPEC = Path(__file__).with_name("compose-spec.json")
+"""The Compose Specification's JSON schema, which `docker compose` validates a file against:
+schema/compose-spec.json of github.com/compose-spec/compose-spec (Apache-2.0), commit
+170098ba07d9f53c383a41bfd4c5166b0a4529a6."""
+
+
+def test_compose_yaml_is_a_compose_file() -> None:
+    """Valid as written and once interpolated: a misspelt key or a condition compose does not
+    know fails here, though no `docker compose` runs on this machine."""
+    validator = jsonschema_rs.validator_for(orjson.loads(SPEC.read_bytes()))
+    for document in (yaml.safe_load(COMPOSE_YAML.read_text()), COMPOSE):
+        assert [error.message for error in validator.iter_errors(document)] == []
+
 
 def test_only_nginx_reaches_the_api() -> None:
     """pixgate trusts the certificate header as it arrives: its port is on the loopback of
@@ -248,6 +264,8 @@ def test_only_nginx_reaches_the_api() -> None:
     database and Redis are on the internal network alone."""
     gateway = SERVICES["gateway"]
     assert gateway["network_mode"] == "service:nginx"
+    # A namespace lives as long as its container: compose restarts the gateway with nginx.
+    assert gateway["depends_on"]["nginx"] == {"condition": "service_started", "restart": True}
     argv = command(gateway)
     assert argv[argv.index("--host") + 1] == "127.0.0.1"
     assert {name for name, service in SERVICES.items() if "ports" in service} == {"nginx"}
