@@ -23,6 +23,7 @@ from pixgate.core.http.schemas import ApiModel
 from pixgate.core.metrics import Families, PoolUsage, Scrape
 from pixgate.jobs import queue as job_rows
 from pixgate.jobs.registry import HANDLERS
+from pixgate.runtime import Runtime
 
 router = APIRouter(route_class=PixgateRoute, tags=["operations"])
 
@@ -69,9 +70,12 @@ async def readyz(rt: RuntimeDep) -> JSONResponse:
 
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
-async def metrics(rt: RuntimeDep) -> Response:
+async def metrics(request: Request) -> Response:
     """This process's counters, its pool, and the job queue read from the database now (the
-    same from every process); without the database, `pixgate_database_up 0` and no queue."""
+    same from every process); without the database, `pixgate_database_up 0` and no queue.
+    Never a 503 (so it takes the runtime from the app, not as the dependency that declares
+    one in the OpenAPI document)."""
+    rt: Runtime = request.app.state.runtime
     try:
         async with asyncio.timeout(rt.settings.db_connect_timeout_s):
             async with rt.db.connection() as conn:
