@@ -71,10 +71,10 @@ async def readyz(rt: RuntimeDep) -> JSONResponse:
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
 async def metrics(request: Request) -> Response:
-    """This process's counters, its pool, and the job queue read from the database now (the
-    same from every process); without the database, `pixgate_database_up 0` and no queue.
-    Never a 503 (so it takes the runtime from the app, not as the dependency that declares
-    one in the OpenAPI document)."""
+    """This process's counters and histograms, its connection pool, and the job queue read
+    from the database when asked (the same from every process). Without the database it
+    still answers 200, with `pixgate_database_up 0` and no queue (docs/operations.md)."""
+    # from the app, not RuntimeDep: that dependency declares a 503, which this never answers
     rt: Runtime = request.app.state.runtime
     try:
         async with asyncio.timeout(rt.settings.db_connect_timeout_s):
