@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from pixgate.accounts.queries import server_keys
@@ -34,12 +35,19 @@ class Runtime:
     signer: TokenSigner
     secret_hash_key: bytes
     provider: SettlingBank
-    location_signer: LocationSigner
+    location_pem: str = field(repr=False)
+    """The RSA key that signs the payloads of charges' locations (`location_signer`)."""
     dashboard_key: bytes
     """HMAC key of the dashboard's session cookies and CSRF tokens."""
     clock: Clock = field(default_factory=Clock)
     account_terms: TermsCache = field(default_factory=TermsCache)
     revocations: Revocations = field(default_factory=Revocations)
+
+    @cached_property
+    def location_signer(self) -> LocationSigner:
+        """Parsed when first used: parsing checks the RSA key, a sixth of a second that only
+        charges' payloads need, not every command of the CLI."""
+        return LocationSigner.from_pem(self.location_pem)
 
 
 def resolve_database_url(settings: Settings) -> str:
@@ -73,9 +81,7 @@ def ensure_runtime_dir() -> None:
         os.environ["XDG_RUNTIME_DIR"] = str(own)
 
 
-async def load_keys(
-    db: Database, settings: Settings
-) -> tuple[TokenSigner, bytes, LocationSigner, bytes]:
+async def load_keys(db: Database, settings: Settings) -> tuple[TokenSigner, bytes, str, bytes]:
     """Configured keys win; otherwise they are generated once and kept in the database."""
     async with db.begin() as conn:
         if settings.jwt_private_key is not None:
@@ -103,7 +109,7 @@ async def load_keys(
     return (
         signer,
         hash_key.encode(),
-        LocationSigner.from_pem(location_pem),
+        location_pem,
         dashboard_key.encode(),
     )
 
@@ -117,14 +123,14 @@ async def build_runtime(settings: Settings, database_url: str) -> AsyncIterator[
         connect_timeout=settings.db_connect_timeout_s,
     )
     try:
-        signer, hash_key, location_signer, dashboard_key = await load_keys(db, settings)
+        signer, hash_key, location_pem, dashboard_key = await load_keys(db, settings)
         yield Runtime(
             settings=settings,
             db=db,
             signer=signer,
             secret_hash_key=hash_key,
             provider=provider_for(settings, db),
-            location_signer=location_signer,
+            location_pem=location_pem,
             dashboard_key=dashboard_key,
         )
     finally:
