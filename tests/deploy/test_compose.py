@@ -202,9 +202,11 @@ async def test_a_payment_through_nginx_is_settled_by_the_worker_service(
         assert paid.json()["status"] == "PENDING"
         # The gateway runs no jobs (--no-worker): the amount stays held until the worker runs.
         assert (await balance(http, headers))["blockedBalance"] == 10.5
-        with worker_service(stack, tmp_path / "worker.log"):
+        log = tmp_path / "worker.log"
+        with worker_service(stack, log):
             after = await settled(http, headers)
-    assert after == {"grossBalance": 89.5, "blockedBalance": 0.0, "netBalance": 89.5}
+    settled_balance = {"grossBalance": 89.5, "blockedBalance": 0.0, "netBalance": 89.5}
+    assert after == settled_balance, log.read_text()
 
 
 @needs_nginx
