@@ -77,13 +77,20 @@ def run(machine: ThisMachine, service: str, argv: list[str]) -> subprocess.Compl
     )
 
 
+def site_script() -> Path:
+    """The script compose.yaml mounts among the nginx image's /docker-entrypoint.d/ ones."""
+    (script,) = [
+        path
+        for target, path in mounts(SERVICES["nginx"]).items()
+        if target.startswith("/docker-entrypoint.d/")
+    ]
+    return script
+
+
 def install_site(machine: ThisMachine) -> Path:
     """What the nginx service does before nginx starts: the image runs its executable
     /docker-entrypoint.d/ scripts, here the one compose.yaml mounts there."""
-    nginx = SERVICES["nginx"]
-    (script,) = [
-        path for target, path in mounts(nginx).items() if "/docker-entrypoint.d/" in target
-    ]
+    nginx, script = SERVICES["nginx"], site_script()
     assert os.access(script, os.X_OK), f"{script.name}: the image runs only executable scripts"
     done = subprocess.run(
         [str(script)], env=machine.process_env(nginx, VALUES), capture_output=True, text=True
@@ -302,6 +309,18 @@ def test_the_variables_are_settings_or_the_files_own() -> None:
     for name in ("gateway", "worker", "migrate"):
         given = {key for key in environment(SERVICES[name], VALUES) if key.startswith("PIXGATE_")}
         assert given - own <= setting_names(), name
+
+
+@pytest.mark.parametrize("hostname", ["", "pay.example.net/", "a b", "-x;rm", ".example.net"])
+def test_nginx_refuses_to_start_without_a_host_name(tmp_path: Path, hostname: str) -> None:
+    """The site script fails (and with it, the nginx container) rather than write a site for a
+    name that is none: it goes into the file as it is."""
+    machine = ThisMachine("", tmp_path)
+    env = machine.process_env(SERVICES["nginx"], VALUES) | {"PIXGATE_HOSTNAME": hostname}
+    done = subprocess.run([str(site_script())], env=env, capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "PIXGATE_HOSTNAME" in done.stderr
+    assert not (tmp_path / "default.conf").exists()
 
 
 def test_the_tls_directory_is_where_the_site_reads_its_certificate() -> None:
