@@ -187,6 +187,7 @@ class TestDeliveries:
         event = (await webhooks.delivery_log(rt, account.account_id)).events[0].event
         page = await browser.post(f"/dashboard/events/{event.id}/resend")
         assert page.status_code == 200
+        assert '<div class="notice mixed" role="status">' in page.text  # not all went well
         banner = page.text.split('class="outcomes">')[1].split("</ul>")[0]
         assert (
             f'<li class="ok"><span class="url">{receiver.url("/ok")}</span> answered 200</li>'
