@@ -55,6 +55,20 @@ def add(
         return
     verb = "created" if added.created else "updated"
     console.print(f"webhook {added.endpoint.id} {verb}: {event} -> {url} ({version})")
+    _note_insecure(url)
+
+
+def _note_insecure(url: str) -> None:
+    """A URL only the insecure setting lets through is delivered only by a server that runs
+    with it too: say so where it was registered."""
+    from pixgate.webhooks.service import reachability
+
+    if reachability.refusal(url, allow_insecure=False) is not None:
+        typer.echo(
+            "note: this URL is allowed by PIXGATE_ALLOW_INSECURE_WEBHOOKS=true; the server that "
+            "delivers it needs that setting too (a .env file in its directory)",
+            err=True,
+        )
 
 
 @webhooks_app.command("list")

@@ -168,3 +168,22 @@ def test_every_setting_of_the_example_dotenv_exists() -> None:
     names = re.findall(r"^#? ?PIXGATE_([A-Z_]+)=", example, flags=re.MULTILINE)
     assert "ALLOW_INSECURE_WEBHOOKS" in names
     assert {n.lower() for n in names} <= set(Settings.model_fields)
+
+
+def test_adding_a_url_only_the_insecure_setting_allows_says_the_server_needs_it(
+    rt: Runtime,
+) -> None:
+    assert rt.settings.database_url
+    env = {
+        "PIXGATE_DATABASE_URL": rt.settings.database_url,
+        "PIXGATE_ALLOW_INSECURE_WEBHOOKS": "true",
+    }
+    created = runner.invoke(app, ["accounts", "create", "--name", "Loja", "--json"], env=env)
+    account = str(json.loads(created.output)["accountId"])
+    add = ["webhooks", "add", "--account", account, "--event", "cash_in", "--url"]
+    local = runner.invoke(app, [*add, "http://127.0.0.1:9/hook"], env=env)
+    assert local.exit_code == 0, local.output
+    assert "the server that delivers it needs that setting too" in local.output
+    public = runner.invoke(app, [*add, "https://93.184.215.14/hook"], env=env)
+    assert public.exit_code == 0, public.output
+    assert "note:" not in public.output
