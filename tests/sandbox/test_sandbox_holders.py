@@ -3,7 +3,10 @@ sent for a key nobody registered, the registered holder for a key that is."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 import uuid
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,6 +18,14 @@ from tests.payouts.test_dict_transfer import register_key
 from tests.support import drain
 
 CPF = "52998224725"
+GUIDE = Path(__file__).parents[2] / "docs" / "guide.md"
+GUIDE_BANKS = [
+    row.groups()
+    for row in re.finditer(
+        r"^  \| \d \| `(\d{8})` \| ([^|]+?) \| (\d{3}) \|$", GUIDE.read_text(), re.M
+    )
+]
+"""The sandbox banks as the guide's table lists them, in the order the key's hash picks."""
 EVP = "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b"
 
 
@@ -67,7 +78,24 @@ class TestUnregisteredKey:
         assert joana["name"] == "Joana Prado"
         # the bank and account come from the key alone: the same for both payments
         assert maria["bank"] == joana["bank"]
-        assert maria["bank"]["bankISPB"] in {"60701190", "00360305", "90400888", "18236120"}
+
+    async def test_the_account_is_the_one_the_guide_derives_from_the_key(
+        self, rt: Runtime, client: httpx.AsyncClient, headers: dict[str, str]
+    ) -> None:
+        """docs/guide.md, "Sandbox holders and documents": the first byte of the key's
+        SHA-256 picks the bank, the next eight (N) make the branch and the account."""
+        paid = await pay(client, headers, key=EVP, key_type="RANDOM", name="Maria Souza")
+        await drain(rt)
+        assert len(GUIDE_BANKS) == 4
+        digest = hashlib.sha256(EVP.encode()).digest()
+        n = int.from_bytes(digest[1:9], "big")
+        assert (await statement_counterpart(client, headers, paid))["bank"] == {
+            "bankISPB": GUIDE_BANKS[digest[0] % 4][0],
+            "bankName": GUIDE_BANKS[digest[0] % 4][1],
+            "bankCode": GUIDE_BANKS[digest[0] % 4][2],
+            "accountBranch": f"{n % 10000:04d}",
+            "accountNumber": f"{n % 10**8:08d}-{n % 10}",
+        }
 
     async def test_the_same_key_in_another_spelling_reaches_the_same_account(
         self, rt: Runtime, client: httpx.AsyncClient, headers: dict[str, str]
