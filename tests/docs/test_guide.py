@@ -3,12 +3,11 @@ scenario there is.
 
 Each code block carries a marker, `<!-- guide: NAME -->`. Three names tell the test how the
 reader's machine differs from its own: `serve` is not run (the test starts the server the
-block shows, with its settings, on a free port and the emptied test database);
-`environment`'s
-exports are applied as written, but for `BASE` and `RECEIVER_PORT`, which name that server
-and a free port; `receiver` is saved as receiver.py and left running, as the reader does in
-a third terminal. Every other block is run, and what it prints is checked against
-`PRINTS`."""
+block shows, with its settings, on a free port and the emptied test database); the
+`environment` block's exports are applied as written, but for `BASE` and `RECEIVER_PORT`,
+which name that server and a free port; `receiver` is saved as receiver.py and left
+running, as the reader does in a third terminal. Every other block is run, and what it
+prints is checked against `PRINTS`."""
 
 from __future__ import annotations
 
