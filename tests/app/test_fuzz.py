@@ -20,9 +20,11 @@ resolves.
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import httpx
@@ -42,6 +44,7 @@ from schemathesis.specs.openapi.checks import (
 
 from pixgate.app import create_app
 from pixgate.core.errors import UnsafeWebhookDestination
+from pixgate.core.settings import Settings
 from pixgate.runtime import Runtime
 from pixgate.webhooks.service import transport
 from tests.app.fuzz_fields import body_fields, refill
@@ -54,9 +57,14 @@ CHECKS = [
     response_schema_conformance,
     content_type_conformance,
 ]
-MAX_EXAMPLES = 150
+MAX_EXAMPLES = 50
 """Generated cases per operation, on top of schemathesis' examples and boundary-value
-(coverage) cases: about 5,000 requests in all, under a minute on 2 cores."""
+(coverage) cases, which already reach every schema keyword of every operation."""
+SHARED_SHAPE_EXAMPLES = 10
+"""Generated cases of an operation whose parameters and body are exactly an earlier one's
+(an alias path, the API Pix family's copy of a root-level route, the GETs that take nothing):
+its own examples and coverage cases still run, but random cases of that shape are the other
+operation's already."""
 
 TXID = "fuzz" + "A" * 16 + "0123456789"  # 30 characters
 CPF = "52998224725"
@@ -243,18 +251,74 @@ def provider_unavailable_by_design(case: schemathesis.Case, response: Any) -> bo
     return response.status_code == 500 and value.strip().upper() == "PROVIDER_UNAVAILABLE"
 
 
-@schema.parametrize()
-@settings(
-    max_examples=MAX_EXAMPLES,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
-def test_every_operation_answers_as_documented(case: schemathesis.Case, seed: Seed) -> None:
+def _shape(operation: dict[str, Any]) -> str:
+    """What schemathesis generates an operation's requests from: its parameters and body."""
+    return json.dumps(
+        [operation.get("parameters", []), operation.get("requestBody")], sort_keys=True
+    )
+
+
+@cache
+def shared_shapes() -> frozenset[tuple[str, str]]:
+    """(METHOD, path) of each operation whose shape an operation before it in the document
+    has."""
+    seen: set[str] = set()
+    repeated: set[tuple[str, str]] = set()
+    for path, item in create_app(Settings()).openapi()["paths"].items():
+        for method, operation in item.items():
+            shape = _shape(operation)
+            if shape in seen:
+                repeated.add((method.upper(), path))
+            seen.add(shape)
+    return frozenset(repeated)
+
+
+def has_shared_shape(context: Any) -> bool:
+    operation = context.operation
+    return (operation.method.upper(), operation.path) in shared_shapes()
+
+
+def check(case: schemathesis.Case, seed: Seed) -> None:
     response = case.call(headers=seed.headers)
     excluded = [not_a_server_error] if provider_unavailable_by_design(case, response) else []
     case.validate_response(response, checks=CHECKS, excluded_checks=excluded, headers=seed.headers)
+
+
+def sweep(max_examples: int) -> settings:
+    return settings(
+        max_examples=max_examples,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+
+
+@schema.exclude(has_shared_shape).parametrize()
+@sweep(MAX_EXAMPLES)
+def test_every_operation_answers_as_documented(case: schemathesis.Case, seed: Seed) -> None:
+    check(case, seed)
+
+
+@schema.include(has_shared_shape).parametrize()
+@sweep(SHARED_SHAPE_EXAMPLES)
+def test_every_operation_of_a_shared_shape_answers_as_documented(
+    case: schemathesis.Case, seed: Seed
+) -> None:
+    check(case, seed)
+
+
+def test_each_shared_shape_is_fuzzed_fully_on_another_operation(rt: Runtime) -> None:
+    """An operation given fewer cases has the shape of one given every case."""
+    paths = create_app(rt.settings).openapi()["paths"]
+    shapes = {
+        (method.upper(), path): _shape(operation)
+        for path, item in paths.items()
+        for method, operation in item.items()
+    }
+    full = {shape for operation, shape in shapes.items() if operation not in shared_shapes()}
+    assert shared_shapes(), "no operation shares a shape"
+    assert [op for op in shared_shapes() if shapes[op] not in full] == []
 
 
 def test_the_sweep_sees_every_operation(rt: Runtime) -> None:
