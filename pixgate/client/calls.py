@@ -7,7 +7,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+import orjson
 from pydantic import BaseModel
+
+from pixgate.core.money import json_number
 
 if TYPE_CHECKING:
     from pixgate.client.auth import Token
@@ -42,7 +45,10 @@ class Call(Generic[T]):
         headers = dict(self.headers)
         content = None
         if self.body is not None:
-            content = self.body.model_dump_json(by_alias=True, exclude_none=True).encode()
+            # the Python dump keeps amounts as Decimals, written as the exact JSON numbers
+            # they are, as the server writes its own (`core.http.responses`)
+            dumped = self.body.model_dump(by_alias=True, exclude_none=True)
+            content = orjson.dumps(dumped, default=json_number)
             headers["Content-Type"] = "application/json"
         if token is not None:
             headers["Authorization"] = f"Bearer {token.value}"

@@ -46,8 +46,8 @@ def _segment(value: str | int) -> str:
     return quote(str(value), safe="")
 
 
-def _iso(value: Instant | None) -> str | None:
-    return value if value is None or isinstance(value, str) else value.isoformat()
+def _iso(at: Instant | None) -> str | None:
+    return at if at is None or isinstance(at, str) else at.isoformat()
 
 
 # --- balances ------------------------------------------------------------------------------
@@ -176,16 +176,16 @@ def transactions(
 ) -> Listing[ListedTransaction]:
     """`GET /api/transactions`, every page: `status` PENDING/CONFIRMED/ERROR, `type`
     PAYMENT/WITHDRAW/REFUND_IN/REFUND_OUT, dates at most 31 days apart."""
-    params: Params = {
-        "status": status,
-        "type": type,
-        "startDate": _iso(start_date),
-        "endDate": _iso(end_date),
-        "externalId": external_id,
-        "endToEndId": end_to_end_id,
-        "size": page_size,
-    }
-    return _pages("/api/transactions", params, _transaction_page)
+    return _pages(
+        "/api/transactions",
+        _transaction_page,
+        (start_date, end_date),
+        status=status,
+        type=type,
+        externalId=external_id,
+        endToEndId=end_to_end_id,
+        size=page_size,
+    )
 
 
 def transactions_by_pix_key(
@@ -198,15 +198,9 @@ def transactions_by_pix_key(
     page_size: int = 100,
 ) -> Listing[ListedTransaction]:
     """`GET /api/pix/transactions/pix-key/{pixKey}`, every page."""
-    params: Params = {
-        "status": status,
-        "type": type,
-        "startDate": _iso(start_date),
-        "endDate": _iso(end_date),
-        "size": page_size,
-    }
     path = f"/api/pix/transactions/pix-key/{_segment(pix_key)}"
-    return _pages(path, params, _transaction_page)
+    period = (start_date, end_date)
+    return _pages(path, _transaction_page, period, status=status, type=type, size=page_size)
 
 
 def med(
@@ -218,14 +212,15 @@ def med(
     page_size: int = 100,
 ) -> Listing[MedItem]:
     """`GET /api/med`, every page: the MED cases opened against the account."""
-    params: Params = {
-        "status": status,
-        "isReconciled": None if is_reconciled is None else str(is_reconciled).lower(),
-        "startDate": _iso(start_date),
-        "endDate": _iso(end_date),
-        "pageSize": page_size,
-    }
-    return _pages("/api/med", params, _med_page)
+    reconciled = None if is_reconciled is None else str(is_reconciled).lower()
+    return _pages(
+        "/api/med",
+        _med_page,
+        (start_date, end_date),
+        status=status,
+        isReconciled=reconciled,
+        pageSize=page_size,
+    )
 
 
 def events(
@@ -238,14 +233,14 @@ def events(
 ) -> Listing[EventItem]:
     """`GET /api/events`, every page: the events webhooks report, with their delivery state
     (delivered, pending, failed, none)."""
-    params: Params = {
-        "type": type,
-        "deliveryState": delivery_state,
-        "startDate": _iso(start_date),
-        "endDate": _iso(end_date),
-        "size": page_size,
-    }
-    return _pages("/api/events", params, _event_page)
+    return _pages(
+        "/api/events",
+        _event_page,
+        (start_date, end_date),
+        type=type,
+        deliveryState=delivery_state,
+        size=page_size,
+    )
 
 
 def _transaction_page(content: bytes) -> Page[ListedTransaction]:
@@ -263,7 +258,16 @@ def _event_page(content: bytes) -> Page[EventItem]:
     return Page(page.data, page.metadata.has_next)
 
 
-def _pages(path: str, params: Params, read: Callable[[bytes], Page[T]]) -> Listing[T]:
+def _pages(
+    path: str,
+    read: Callable[[bytes], Page[T]],
+    period: tuple[Instant | None, Instant | None],
+    **filters: str | int | None,
+) -> Listing[T]:
+    """The listing of `path`: its filters, the period as `startDate` and `endDate`."""
+    start, end = period
+    params: Params = {**filters, "startDate": _iso(start), "endDate": _iso(end)}
+
     def page(number: int) -> Call[Page[T]]:
         return Call("GET", path, read, params={**params, "page": number}, retry_safe=True)
 
