@@ -97,10 +97,23 @@ def command(service: dict[str, Any]) -> list[str]:
     return shlex.split(given) if isinstance(given, str) else [str(part) for part in given]
 
 
-def environment(service: dict[str, Any], values: dict[str, str]) -> dict[str, str]:
-    """What a service's process finds in its environment: its env_file (`.env`, whose
-    variables are `values`), then its `environment`, which wins."""
-    found = dict(values) if service.get("env_file") == ".env" else {}
+def env_files(service: dict[str, Any]) -> dict[str, str]:
+    """The settings of a service's env_file entries: a file that is not there is an empty
+    one if the entry says it is not required (compose fails otherwise)."""
+    found: dict[str, str] = {}
+    for entry in service.get("env_file", []):
+        path, required = (
+            (entry, True) if isinstance(entry, str) else (entry["path"], entry["required"])
+        )
+        if (ROOT / path).exists() or required:
+            found |= env_file(ROOT / path)
+    return found
+
+
+def environment(service: dict[str, Any]) -> dict[str, str]:
+    """What a service's process finds in its environment: its env_file entries, then its
+    `environment`, which wins."""
+    found = env_files(service)
     given = service.get("environment", {})
     if isinstance(given, list):
         given = dict(item.split("=", 1) for item in given)
@@ -188,13 +201,13 @@ class ThisMachine:
             return str(self.conf_d / path.removeprefix("/etc/nginx/conf.d/"))
         return str(mounts(service).get(path, path))
 
-    def process_env(self, service: dict[str, Any], values: dict[str, str]) -> dict[str, str]:
+    def process_env(self, service: dict[str, Any]) -> dict[str, str]:
         """The service's environment, mapped, over this process's own (PATH...) without its
         PIXGATE_ settings."""
         own = {k: v for k, v in os.environ.items() if not k.startswith("PIXGATE_")}
         mapped = {
             name: self.path(self.value(value), service)
-            for name, value in environment(service, values).items()
+            for name, value in environment(service).items()
         }
         return own | mapped
 

@@ -60,7 +60,7 @@ class Stack:
     front: Front
 
     def env(self, service: str) -> dict[str, str]:
-        return self.machine.process_env(SERVICES[service], VALUES)
+        return self.machine.process_env(SERVICES[service])
 
     def run(self, service: str, argv: list[str]) -> subprocess.CompletedProcess[str]:
         return run(self.machine, service, argv)
@@ -71,7 +71,7 @@ def run(machine: ThisMachine, service: str, argv: list[str]) -> subprocess.Compl
     exec` or `run` would, to its end."""
     return subprocess.run(
         machine.argv(argv),
-        env=machine.process_env(SERVICES[service], VALUES),
+        env=machine.process_env(SERVICES[service]),
         capture_output=True,
         text=True,
     )
@@ -93,7 +93,7 @@ def install_site(machine: ThisMachine) -> Path:
     nginx, script = SERVICES["nginx"], site_script()
     assert os.access(script, os.X_OK), f"{script.name}: the image runs only executable scripts"
     done = subprocess.run(
-        [str(script)], env=machine.process_env(nginx, VALUES), capture_output=True, text=True
+        [str(script)], env=machine.process_env(nginx), capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
     return Path(machine.path(nginx["environment"]["PIXGATE_NGINX_SITE"], nginx))
@@ -107,7 +107,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         migrated = run(machine, "migrate", command(SERVICES["migrate"]))
         assert migrated.returncode == 0, migrated.stderr
         gateway = SERVICES["gateway"]
-        argv, env = machine.gateway_argv(command(gateway)), machine.process_env(gateway, VALUES)
+        argv, env = machine.gateway_argv(command(gateway)), machine.process_env(gateway)
         with (
             started(argv, env) as (api, _),
             front_of(api, source=install_site(machine), server_name=HOSTNAME) as front,
@@ -301,14 +301,16 @@ def test_docker_waits_for_the_graceful_shutdown() -> None:
 
 
 def test_the_variables_are_settings_or_the_files_own() -> None:
-    """Every PIXGATE_ name a pixgate service gets (its environment and all of `.env`) is a
-    setting pixgate reads, or one of the names compose.yaml itself uses, which no setting may
-    take."""
-    own = {"PIXGATE_HOSTNAME", "PIXGATE_TLS_DIR", "PIXGATE_API_PROCESSES"}
+    """Every PIXGATE_ name a pixgate service gets is a setting pixgate reads; the names of
+    compose.yaml's own variables are none, since pixgate would read them from a `.env` it
+    were started beside."""
+    own = {name for name in VALUES if name.startswith("PIXGATE_")}
+    assert own == {"PIXGATE_HOSTNAME", "PIXGATE_TLS_DIR", "PIXGATE_API_PROCESSES"}
     assert not own & setting_names()
     for name in ("gateway", "worker", "migrate"):
-        given = {key for key in environment(SERVICES[name], VALUES) if key.startswith("PIXGATE_")}
-        assert given - own <= setting_names(), name
+        assert SERVICES[name]["env_file"] == [{"path": "pixgate.env", "required": False}]
+        given = {key for key in environment(SERVICES[name]) if key.startswith("PIXGATE_")}
+        assert given <= setting_names(), name
 
 
 @pytest.mark.parametrize("hostname", ["", "pay.example.net/", "a b", "-x;rm", ".example.net"])
@@ -316,7 +318,7 @@ def test_nginx_refuses_to_start_without_a_host_name(tmp_path: Path, hostname: st
     """The site script fails (and with it, the nginx container) rather than write a site for a
     name that is none: it goes into the file as it is."""
     machine = ThisMachine("", tmp_path)
-    env = machine.process_env(SERVICES["nginx"], VALUES) | {"PIXGATE_HOSTNAME": hostname}
+    env = machine.process_env(SERVICES["nginx"]) | {"PIXGATE_HOSTNAME": hostname}
     done = subprocess.run([str(site_script())], env=env, capture_output=True, text=True)
     assert done.returncode != 0
     assert "PIXGATE_HOSTNAME" in done.stderr
