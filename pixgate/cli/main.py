@@ -66,17 +66,21 @@ def serve(
     from pixgate.core.settings import Settings
 
     settings = Settings()
-    configure(json=settings.log_json, level=settings.log_level)
+    json_logs = configure(json=settings.log_json, level=settings.log_level)
     url = database_url(settings)
     base = serving.local_url(host, port)
     derived = "public_url" not in settings.model_fields_set
     public_url = base if derived else settings.public_url
-    for line in serving.banner(base, public_url, derived=derived, with_worker=not no_worker):
-        typer.echo(line)
+    log = structlog.get_logger(__name__)
+    if json_logs:  # the output is a collector's: JSON lines only (the server logs the webhooks)
+        log.info("serve.listening", **serving.addresses(base, public_url, derived=derived))
+    else:
+        for line in serving.banner(base, public_url, derived=derived, with_worker=not no_worker):
+            typer.echo(line)
+        _print_undeliverable_webhooks()
     problem = None if derived else serving.public_url_mismatch(public_url, host, port)
     if problem is not None:
-        structlog.get_logger(__name__).warning("serve.public_url_mismatch", problem=problem)
-    _print_undeliverable_webhooks()
+        log.warning("serve.public_url_mismatch", problem=problem)
     # uvicorn re-raises SIGTERM after its graceful shutdown; exiting through SystemExit
     # instead lets the embedded server's exit hook stop PostgreSQL when we are the last user.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

@@ -64,13 +64,22 @@ def public_url_mismatch(public_url: str, host: str, port: int) -> str | None:
     )
 
 
+def _origin(derived: bool) -> str:
+    return "from --host and --port" if derived else "PIXGATE_PUBLIC_URL"
+
+
 def banner(base: str, public_url: str, *, derived: bool, with_worker: bool) -> list[str]:
-    """The lines `serve` prints before it listens."""
+    """The lines `serve` prints before it listens, on a terminal."""
     role = "API and job worker" if with_worker else "API only, no job worker"
-    origin = "from --host and --port" if derived else "PIXGATE_PUBLIC_URL"
     lines = [
         f"pixgate listening on {base} ({role})",
-        f"  {'public URL':<11} {public_url}  ({origin}; charges' QR codes carry it)",
+        f"  {'public URL':<11} {public_url}  ({_origin(derived)}; charges' QR codes carry it)",
     ]
     lines += [f"  {label:<11} {base}{path}" for label, path in PAGES]
     return lines
+
+
+def addresses(base: str, public_url: str, *, derived: bool) -> dict[str, str]:
+    """The same, as the fields of a log event, where the logs are JSON lines."""
+    fields = {"url": base, "public_url": public_url, "public_url_from": _origin(derived)}
+    return fields | {path.strip("/"): f"{base}{path}" for _, path in PAGES}

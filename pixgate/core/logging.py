@@ -176,7 +176,9 @@ def redact(
 _HANDLER_NAME = "pixgate"
 
 
-def configure(*, json: bool | None = None, level: str = "INFO") -> None:
+def configure(*, json: bool | None = None, level: str = "INFO") -> bool:
+    """Set up the logs; whether they are JSON lines (unset: when stderr is no terminal), so
+    that a caller writes nothing else where a collector reads them."""
     as_json = (not sys.stderr.isatty()) if json is None else json
     renderer: structlog.types.Processor = (
         structlog.processors.JSONRenderer() if as_json else structlog.dev.ConsoleRenderer()
@@ -196,6 +198,7 @@ def configure(*, json: bool | None = None, level: str = "INFO") -> None:
         cache_logger_on_first_use=True,
     )
     _route_standard_logging(renderer, max(numeric, logging.WARNING))
+    return as_json
 
 
 def _route_standard_logging(renderer: structlog.types.Processor, level: int) -> None:

@@ -18,21 +18,30 @@ from tests.helpers import bearer, make_account
 from tests.processes import SERVE, server_env, started
 
 
-def _output(path: Path) -> tuple[str, list[dict[str, Any]]]:
-    """The process's output, and its JSON log lines."""
-    text = path.read_text()
-    return text, [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+def _json_lines(path: Path) -> list[dict[str, Any]]:
+    """Every line of the output, each a JSON log entry (one that is not fails the test)."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+async def _insecure_webhook(rt: Runtime, account_id: int) -> int:
+    """A URL registered as `pixgate webhooks add` with PIXGATE_ALLOW_INSECURE_WEBHOOKS=true
+    for the command alone registers it."""
+    insecure = rt.settings.model_copy(update={"allow_insecure_webhooks": True})
+    settings, rt.settings = rt.settings, insecure
+    added = await webhooks.add(rt, account_id, event_type="cash_in", url="http://127.0.0.1:9/h")
+    rt.settings = settings
+    return added.endpoint.id
 
 
 async def test_serve_prints_its_addresses_and_derives_the_public_url(
     rt: Runtime, database_url: str, tmp_path: Path
 ) -> None:
+    """On a terminal's logs (not JSON): the banner, and the webhooks it will not deliver."""
     account = await make_account(rt)
+    endpoint_id = await _insecure_webhook(rt, account.account_id)
     log = tmp_path / "serve.log"
-    with (
-        log.open("wb") as output,
-        started(SERVE, server_env(database_url), output=output) as (base, _),
-    ):
+    env = server_env(database_url, log_json="false")
+    with log.open("wb") as output, started(SERVE, env, output=output) as (base, _):
         async with httpx.AsyncClient(base_url=base, timeout=10) as http:
             body = {
                 "transaction": {
@@ -45,43 +54,45 @@ async def test_serve_prints_its_addresses_and_derives_the_public_url(
             charge = await http.post(
                 "/api/pix/cash-in", json=body, headers=await bearer(http, account)
             )
-    text, logged = _output(log)
+    text = log.read_text()
     assert f"pixgate listening on {base} (API only, no job worker)" in text
     for path in ("/docs", "/dashboard", "/healthz", "/readyz", "/metrics"):
         assert f"{base}{path}" in text
     assert f"public URL  {base}  (from --host and --port" in text
     assert charge.status_code == 201, charge.text
     assert base.removeprefix("http://") + "/qr/v2/" in charge.json()["pixCode"]
-    assert not [e for e in logged if e["level"] == "warning"]
-
-
-async def test_serve_warns_of_undeliverable_webhooks_and_a_public_url_elsewhere(
-    rt: Runtime, database_url: str, tmp_path: Path
-) -> None:
-    """A URL registered by a CLI run with PIXGATE_ALLOW_INSECURE_WEBHOOKS=true, a server
-    without it; and a public URL on this machine's loopback but another port."""
-    account = await make_account(rt)
-    rt.settings = rt.settings.model_copy(update={"allow_insecure_webhooks": True})
-    added = await webhooks.add(
-        rt, account.account_id, event_type="cash_in", url="http://127.0.0.1:9/hook"
-    )
-    log = tmp_path / "serve.log"
-    env = server_env(database_url, public_url="http://127.0.0.1:1")
-    with log.open("wb") as output, started(SERVE, env, output=output):
-        pass
-    text, logged = _output(log)
     assert (
-        f"warning: webhook {added.endpoint.id} of account {account.account_id}, "
-        "http://127.0.0.1:9/hook, will not be delivered: url must use HTTPS" in text
+        f"warning: webhook {endpoint_id} of account {account.account_id}, "
+        "http://127.0.0.1:9/h, will not be delivered: url must use HTTPS" in text
     )
     assert "PIXGATE_ALLOW_INSECURE_WEBHOOKS=true" in text
+    assert "public_url_mismatch" not in text
+
+
+async def test_serve_logs_json_lines_only_with_its_warnings(
+    rt: Runtime, database_url: str, tmp_path: Path
+) -> None:
+    """JSON logs (a collector reads them): the addresses as an event, the webhooks the
+    server will not deliver by id, and a public URL on loopback but another port."""
+    account = await make_account(rt)
+    endpoint_id = await _insecure_webhook(rt, account.account_id)
+    log = tmp_path / "serve.log"
+    env = server_env(database_url, public_url="http://127.0.0.1:1")
+    with log.open("wb") as output, started(SERVE, env, output=output) as (base, _):
+        pass
+    logged = _json_lines(log)
+    (listening,) = [e for e in logged if e["event"] == "serve.listening"]
+    assert listening["url"] == base
+    assert listening["public_url"] == "http://127.0.0.1:1"
+    assert listening["public_url_from"] == "PIXGATE_PUBLIC_URL"
+    assert listening["docs"] == f"{base}/docs" and listening["metrics"] == f"{base}/metrics"
     (undeliverable,) = [e for e in logged if e["event"] == "webhooks.undeliverable"]
     assert undeliverable["level"] == "warning"
-    assert undeliverable["endpoint_ids"] == [added.endpoint.id]
+    assert undeliverable["endpoint_ids"] == [endpoint_id]
+    assert "http://127.0.0.1:9/h" not in log.read_text()  # ids only: a URL may hold a secret
     (mismatch,) = [e for e in logged if e["event"] == "serve.public_url_mismatch"]
     assert mismatch["level"] == "warning"
     assert "http://127.0.0.1:1" in mismatch["problem"]
-    assert "public URL  http://127.0.0.1:1  (PIXGATE_PUBLIC_URL" in text
 
 
 @pytest.mark.parametrize(
