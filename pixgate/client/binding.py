@@ -47,13 +47,18 @@ class operation(Generic[P, T]):
         self.__doc__ = build.__doc__
 
     @overload
+    def __get__(self, instance: None, owner: Any = None) -> operation[P, T]: ...
+
+    @overload
     def __get__(self, instance: SyncBound, owner: Any = None) -> Callable[P, T]: ...
 
     @overload
     def __get__(self, instance: AsyncBound, owner: Any = None) -> Callable[P, Awaitable[T]]: ...
 
-    def __get__(self, instance: SyncBound | AsyncBound, owner: Any = None) -> Callable[P, Any]:
+    def __get__(self, instance: SyncBound | AsyncBound | None, owner: Any = None) -> Any:
         build = self._build
+        if instance is None:  # on the class: the declaration itself, for help() and docs
+            return self
         if isinstance(instance, AsyncBound):
             async_sender = instance._sender
 
@@ -77,12 +82,17 @@ class listing(Generic[P, T]):
         self.__doc__ = build.__doc__
 
     @overload
+    def __get__(self, instance: None, owner: Any = None) -> listing[P, T]: ...
+
+    @overload
     def __get__(self, instance: SyncBound, owner: Any = None) -> Callable[P, Iterator[T]]: ...
 
     @overload
     def __get__(self, instance: AsyncBound, owner: Any = None) -> Callable[P, AsyncIterator[T]]: ...
 
-    def __get__(self, instance: SyncBound | AsyncBound, owner: Any = None) -> Callable[P, Any]:
+    def __get__(self, instance: SyncBound | AsyncBound | None, owner: Any = None) -> Any:
+        if instance is None:
+            return self
         build = self._build
         sender = instance._sender
 

@@ -10,9 +10,11 @@ import pytest
 
 from pixgate.accounts.service import accounts
 from pixgate.client import AsyncClient, errors, webhooks
+from pixgate.client.auth import Token
 from pixgate.runtime import Runtime
 from pixgate.webhooks.public import service as webhook_service
-from pixgate.webhooks.schemas import V1Payload, WebhookCreate
+from pixgate.webhooks.public import webhook_rules
+from pixgate.webhooks.schemas import V1Payload, V2Receive, WebhookCreate
 from tests.client import builders
 from tests.client.conftest import signed_in
 from tests.client.counting import Seen
@@ -45,30 +47,68 @@ async def test_operations_are_awaited_and_lists_iterated(async_client: AsyncClie
     assert refused.value.status == 400
 
 
-async def test_a_webhook_is_registered_resent_and_verified(
+async def test_a_refused_token_is_renewed_once(gateway: str, account: accounts.NewAccount) -> None:
+    seen = Seen()
+    async with AsyncClient(
+        *signed_in(gateway, account),
+        cert_header_pem=account.certificate_pem,
+        event_hooks=seen.async_hooks(),
+    ) as client:
+        await client.balance()
+        client._session._token = Token("not-a-token", float("inf"))
+        assert (await client.balance()).net_balance == Decimal(1000)
+    assert seen.statuses == [201, 200, 401, 201, 200]
+
+
+async def test_webhooks_are_registered_resent_and_verified(
     async_client: AsyncClient,
     account: accounts.NewAccount,
     client_runtime: Runtime,
     receiver: Receiver,
 ) -> None:
-    url = receiver.url("/pix")
-    created = await async_client.webhooks.register(WebhookCreate(url=url, eventType="cash_in"))
-    assert created.success
+    v1, v2 = receiver.url("/v1"), receiver.url("/v2")
+    for url, version in ((v1, "v1"), (v2, "v2")):
+        webhook = WebhookCreate(url=url, eventType="cash_in", version=version)
+        assert (await async_client.webhooks.register(webhook)).success
     listed = await async_client.webhooks.list()
-    assert [(w.type, w.url) for w in listed.webhooks] == [("cash_in", url)]
+    assert sorted((w.url, w.version) for w in listed.webhooks) == [(v1, "v1"), (v2, "v2")]
     received = await async_client.sandbox.incoming(builders.incoming("9.00"))
-    await receiver.wait_for(1)
+    await receiver.wait_for(2)
     resent = await async_client.webhooks.resend(received.transaction_id)
     assert resent.status_code == 200
-    await receiver.wait_for(2)
+    await receiver.wait_for(4)
     secret = await webhook_service.config.reveal_secret(client_runtime, account.account_id)
-    for delivered in receiver.at("/pix"):
+    for delivered in receiver.at("/v1"):
         event = async_client.webhooks.verify(secret, delivered.headers, delivered.body)
         assert isinstance(event, V1Payload)
         assert (event.event, event.transactionId) == ("CashIn", received.transaction_id)
-    delivered = receiver.at("/pix")[0]
+    for delivered in receiver.at("/v2"):
+        v2_event = webhooks.verify(secret, delivered.headers, delivered.body)
+        assert isinstance(v2_event, V2Receive)
+        assert v2_event.data.endToEndId == received.end_to_end_id
+    assert len(receiver.at("/v1")) == len(receiver.at("/v2")) == 2
+
+
+async def test_a_webhook_changed_replayed_or_unknown_is_refused(
+    async_client: AsyncClient,
+    account: accounts.NewAccount,
+    client_runtime: Runtime,
+    receiver: Receiver,
+) -> None:
+    webhook = WebhookCreate(url=receiver.url("/pix"), eventType="cash_in")
+    await async_client.webhooks.register(webhook)
+    await async_client.sandbox.incoming(builders.incoming("9.00"))
+    await receiver.wait_for(1)
+    secret = await webhook_service.config.reveal_secret(client_runtime, account.account_id)
+    (delivered,) = receiver.at("/pix")
+    headers, body = delivered.headers, delivered.body
     with pytest.raises(webhooks.InvalidSignature):
-        webhooks.verify(secret, delivered.headers, delivered.body.replace(b"9.00", b"90.00"))
+        webhooks.verify(secret, headers, body.replace(b"9.00", b"90.00"))
+    with pytest.raises(webhooks.InvalidSignature):
+        webhooks.verify(secret, {**headers, "webhook-timestamp": "soon"}, body)
     with pytest.raises(webhooks.StaleTimestamp):
-        sent_at = int(delivered.headers["webhook-timestamp"])
-        webhooks.verify(secret, delivered.headers, delivered.body, now=sent_at + 301)
+        webhooks.verify(secret, headers, body, now=int(headers["webhook-timestamp"]) + 301)
+    at = int(headers["webhook-timestamp"])
+    signed = webhook_rules.signature_header([secret], headers["webhook-id"], at, b'{"a": 1}')
+    with pytest.raises(webhooks.InvalidPayload):
+        webhooks.verify(secret, {**headers, "webhook-signature": signed}, b'{"a": 1}', now=at)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pixgate.accounts.service import accounts
-from pixgate.client import Client, errors
+from pixgate.client import Client, errors, operations
 from pixgate.client.auth import Token
 from tests.client.conftest import signed_in
 from tests.client.counting import Seen
@@ -79,6 +79,11 @@ def test_the_token_endpoints_refusals_raise_their_classes(
     unknown = Client(*signed_in(gateway, account), cert_header_pem=stranger.certificate_pem)
     with unknown, pytest.raises(errors.CertNotRegistered):
         unknown.balances()
+
+
+def test_each_method_shows_its_operations_docs() -> None:
+    assert Client.cash_out.__doc__ == operations.cash_out.__doc__
+    assert Client.transactions.__doc__ == operations.transactions.__doc__
 
 
 def test_one_certificate_is_given() -> None:
