@@ -27,6 +27,7 @@ from pixgate.core.settings import Settings
 from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime, build_runtime
 from tests.helpers import empty_database
+from tests.missing_tools import pytest_terminal_summary as pytest_terminal_summary
 from tests.webhooks.receiver import Receiver
 
 SERVER_URL = os.environ.get(
