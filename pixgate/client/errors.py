@@ -90,10 +90,12 @@ def __getattr__(name: str) -> type[PixgateError]:
 
 def from_answer(status: int, headers: Mapping[str, str], content: bytes) -> PixgateError:
     """The exception an error answer stands for. Each route family's body is read: the
-    envelopes' `code`, or for the Central-Bank-style simple body (no code), the generic code
-    of its status."""
+    envelopes' `code`, or for the Central-Bank-style simple body (no code) and a front's own
+    answer, the generic code of its status, as the gateway gives one."""
     body = _json_object(content)
-    code = body.get("code") or _CODES_BY_STATUS.get(status, "INTERNAL_ERROR")
+    code = body.get("code") or _CODES_BY_STATUS.get(
+        status, "HTTP_ERROR" if status < 500 else "INTERNAL_ERROR"
+    )
     message = body.get("message", "")
     if isinstance(message, list):
         message = "; ".join(str(line) for line in message)

@@ -63,3 +63,5 @@ def test_each_familys_body_is_read() -> None:
     assert (type(unknown), unknown.code) == (errors.PixgateError, "A_NEWER_CODE")
     not_json = errors.from_answer(502, {}, b"<html>Bad Gateway</html>")
     assert (type(not_json), not_json.status, not_json.message) == (errors.InternalError, 502, "502")
+    uri_too_long = errors.from_answer(414, {}, b"")
+    assert (type(uri_too_long), uri_too_long.code) == (errors.ValidationFailed, "HTTP_ERROR")
