@@ -15,7 +15,7 @@ from pixgate.client import Client, errors, operations
 from pixgate.client.auth import Token
 from tests.client.conftest import signed_in
 from tests.client.counting import Seen
-from tests.deploy.front import client_certificate, nginx_front
+from tests.deploy.front import client_certificate, needs_nginx, nginx_front
 
 
 def counted(
@@ -93,6 +93,7 @@ def test_one_certificate_is_given() -> None:
         Client("http://127.0.0.1:1", "id", "secret", cert=("a", "b"), cert_header_pem="pem")
 
 
+@needs_nginx
 def test_a_certificate_presented_in_the_handshake_through_the_tls_front(
     gateway: str, account: accounts.NewAccount, tmp_path: Path
 ) -> None:
