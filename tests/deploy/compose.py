@@ -97,6 +97,11 @@ def command(service: dict[str, Any]) -> list[str]:
     return shlex.split(given) if isinstance(given, str) else [str(part) for part in given]
 
 
+def option(argv: list[str], name: str) -> str:
+    """The value of a command's `name` option (`--port 8080`: "8080")."""
+    return argv[argv.index(name) + 1]
+
+
 def env_files(service: dict[str, Any]) -> dict[str, str]:
     """The settings of a service's env_file entries: a file that is not there is an empty
     one if the entry says it is not required (compose fails otherwise)."""
@@ -165,6 +170,8 @@ class ThisMachine:
     - the gateway's `--port 8080` is a free port (processes.started adds it), which the nginx
       site's upstream `127.0.0.1:8080` then names (front.site_config), as does the image's
       health check; nginx's health check's port 443 is front.site_config's TLS port;
+    - the worker's `--metrics-port 9101` is a free port; its `--metrics-host 0.0.0.0`, every
+      address of the machine, stays, and the test scrapes it on the loopback;
     - in nginx: a bind-mounted file is the repository's file, and nginx's own directory
       `/etc/nginx/conf.d` a temporary one, `conf_d`; its ports (443, 80), its certificate
       files and its log directory are front.site_config's.
@@ -178,9 +185,11 @@ class ThisMachine:
 
     def gateway_argv(self, argv: list[str]) -> list[str]:
         """Without its `--port 8080`: processes.started gives it a free one."""
-        at = argv.index("--port")
-        assert argv[at + 1] == "8080", argv
-        return self.argv(argv[:at] + argv[at + 2 :])
+        return self.argv(_moved(argv, "--port", "8080", None))
+
+    def worker_argv(self, argv: list[str], metrics_port: int) -> list[str]:
+        """Its `--metrics-port 9101` at `metrics_port`, a free one."""
+        return self.argv(_moved(argv, "--metrics-port", "9101", metrics_port))
 
     def port(self, argv: list[str], inside: int, here: int) -> list[str]:
         """A health check's command, its loopback port `inside` the container now `here`."""
@@ -210,6 +219,14 @@ class ThisMachine:
             for name, value in environment(service).items()
         }
         return own | mapped
+
+
+def _moved(argv: list[str], name: str, inside: str, here: int | None) -> list[str]:
+    """`argv` with its option `name inside` set to port `here`, or left out (None)."""
+    at = argv.index(name)
+    assert argv[at + 1] == inside, argv
+    given = [] if here is None else [name, str(here)]
+    return argv[:at] + given + argv[at + 2 :]
 
 
 # --- the Dockerfile ------------------------------------------------------------------------

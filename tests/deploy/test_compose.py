@@ -3,8 +3,9 @@ migrate service's command, then the gateway's command line, the worker's, and ng
 site the nginx service installs, each with its own environment from the file and `.env` (the
 shipped example, filled in), against this machine's PostgreSQL (a scratch database) and Redis.
 Only `ThisMachine` (tests/deploy/compose.py) changes what they name. A client then goes through
-nginx with its certificate as an integrator would, and the Dockerfile's command and health check
-are run too, so neither file can drift from what is tested.
+nginx with its certificate as an integrator would, the worker's metrics are scraped at the port
+its command names, and the Dockerfile's command and health check are run too, so neither file
+can drift from what is tested. deploy/prometheus/prometheus.yml is read against the services.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ import pytest
 import yaml
 
 from pixgate.core.settings import Settings
+from tests.app.scrapes import Samples, samples, value
 from tests.conftest import scratch_database
 from tests.deploy.compose import (
     COMPOSE_YAML,
@@ -39,6 +41,7 @@ from tests.deploy.compose import (
     instructions,
     load,
     mounts,
+    option,
     seconds,
     setting_names,
     variables,
@@ -51,6 +54,7 @@ VALUES = variables()
 COMPOSE = load(VALUES)
 SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]
 HOSTNAME = VALUES["PIXGATE_HOSTNAME"]
+PROMETHEUS_YML = ROOT / "deploy" / "prometheus" / "prometheus.yml"
 
 
 @dataclass(frozen=True)
@@ -116,18 +120,19 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 
 @contextmanager
-def worker_service(stack: Stack, log: Path) -> Iterator[None]:
-    """The worker service's command; stopped as `docker compose stop` stops it (SIGTERM),
-    which it must obey within its stop_grace_period."""
+def worker_service(stack: Stack, log: Path) -> Iterator[str]:
+    """The worker service's command; yields the URL of its metrics. Stopped as `docker compose
+    stop` stops it (SIGTERM), which it must obey within its stop_grace_period."""
+    metrics_port = free_port()
     with log.open("wb") as output:
         process = subprocess.Popen(
-            stack.machine.argv(command(SERVICES["worker"])),
+            stack.machine.worker_argv(command(SERVICES["worker"]), metrics_port),
             env=stack.env("worker"),
             stdout=output,
             stderr=subprocess.STDOUT,
         )
         try:
-            yield
+            yield f"http://127.0.0.1:{metrics_port}/metrics"
         finally:
             process.terminate()
             try:
@@ -163,6 +168,20 @@ async def settled(http: httpx.AsyncClient, headers: dict[str, str]) -> dict[str,
     return found
 
 
+async def counted(metrics: str, name: str, **labels: str) -> Samples:
+    """A scrape of `metrics` once it counts the series `name` with `labels`, or the last one
+    after 30 s (the worker may count it just after the balance changed)."""
+    found: Samples = {}
+    deadline = time.monotonic() + 30
+    async with httpx.AsyncClient() as http:
+        while True:
+            with suppress(httpx.TransportError):
+                found = samples((await http.get(metrics)).text)
+            if value(found, name, **labels) or time.monotonic() > deadline:
+                return found
+            await asyncio.sleep(0.2)
+
+
 # --- the services, run -------------------------------------------------------------------
 
 
@@ -172,7 +191,8 @@ async def test_a_payment_through_nginx_is_settled_by_the_worker_service(
 ) -> None:
     """An account made with the CLI in the gateway's environment (`docker compose exec
     gateway pixgate accounts create`); through nginx, with its certificate: a token, the
-    balance, a cash-out that waits until the worker service runs its settlement job."""
+    balance, a cash-out that waits until the worker service runs its settlement job, which
+    the worker's metrics port then counts."""
     created = stack.run(
         "gateway",
         ["pixgate", "accounts", "create", "--name", "Padaria", "--balance", "100", "--json"],
@@ -210,10 +230,13 @@ async def test_a_payment_through_nginx_is_settled_by_the_worker_service(
         # The gateway runs no jobs (--no-worker): the amount stays held until the worker runs.
         assert (await balance(http, headers))["blockedBalance"] == 10.5
         log = tmp_path / "worker.log"
-        with worker_service(stack, log):
+        with worker_service(stack, log) as metrics:
             after = await settled(http, headers)
+            settlement = {"kind": "cash_out", "outcome": "confirmed"}
+            scraped = await counted(metrics, "pixgate_settlements_total", **settlement)
     settled_balance = {"grossBalance": 89.5, "blockedBalance": 0.0, "netBalance": 89.5}
     assert after == settled_balance, log.read_text()
+    assert value(scraped, "pixgate_settlements_total", **settlement) == 1, log.read_text()
 
 
 @needs_nginx
@@ -280,6 +303,21 @@ def test_only_nginx_reaches_the_api() -> None:
     assert {name for name, service in SERVICES.items() if "ports" in service} == {"nginx"}
     assert COMPOSE["networks"]["backend"] == {"internal": True}
     assert SERVICES["postgres"]["networks"] == SERVICES["redis"]["networks"] == ["backend"]
+
+
+def test_prometheus_scrapes_each_service_where_it_listens() -> None:
+    """deploy/prometheus/prometheus.yml, run in nginx's namespace: the API at the gateway's
+    --host and --port, and every container of the worker service, by its name, at its
+    --metrics-port, which the worker opens on all its addresses and no service publishes."""
+    config = yaml.safe_load(PROMETHEUS_YML.read_text())
+    jobs = {job["job_name"]: job for job in config["scrape_configs"]}
+    gateway, worker = command(SERVICES["gateway"]), command(SERVICES["worker"])
+    api = f"{option(gateway, '--host')}:{option(gateway, '--port')}"
+    assert jobs["pixgate-api"]["static_configs"] == [{"targets": [api]}]
+    workers = {"names": ["worker"], "type": "A", "port": int(option(worker, "--metrics-port"))}
+    assert jobs["pixgate-worker"]["dns_sd_configs"] == [workers]
+    assert option(worker, "--metrics-host") == "0.0.0.0"
+    assert set(SERVICES["worker"]["networks"]) & set(SERVICES["nginx"]["networks"])
 
 
 def test_the_api_and_the_worker_wait_for_the_migration() -> None:

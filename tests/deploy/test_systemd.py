@@ -1,5 +1,6 @@
 """deploy/systemd's units, for hosts without containers: systemd's own check of them, and their
-commands, which must be the ones compose.yaml runs (tests/deploy/test_compose.py runs those)."""
+commands, which must be the ones compose.yaml runs (tests/deploy/test_compose.py runs those) but
+for the address a worker's metrics listen on."""
 
 from __future__ import annotations
 
@@ -10,13 +11,16 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import typer
 
+from pixgate.cli.main import app
 from tests.deploy.compose import (
     ROOT,
     command,
     env_file,
     interpolate,
     load,
+    option,
     setting_names,
     variables,
 )
@@ -29,6 +33,11 @@ INSTALLED = "/opt/pixgate/bin/pixgate"
 
 OF_COMPOSE = {"pixgate": "gateway", "pixgate-worker": "worker", "pixgate-migrate": "migrate"}
 """Each unit, and the compose service that runs the same command."""
+
+CONTAINER_ONLY = {"pixgate-worker": ["--metrics-host", "0.0.0.0"]}
+"""What a unit leaves out of its service's command: a container's every address is its own,
+so the worker service listens on them all for Prometheus; a host's are not, so the unit's
+worker keeps the CLI's default, the loopback."""
 
 
 def unit_files() -> list[Path]:
@@ -62,13 +71,38 @@ def test_systemd_accepts_the_units(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout + done.stderr) == (0, "")
 
 
+def on_a_host(unit: Path, argv: list[str]) -> list[str]:
+    """The compose service's `argv` without what only its container's command has."""
+    left_out = CONTAINER_ONLY.get(unit.stem, [])
+    if not left_out:
+        return argv
+    at = argv.index(left_out[0])
+    assert argv[at : at + len(left_out)] == left_out, argv
+    return argv[:at] + argv[at + len(left_out) :]
+
+
 def test_the_units_run_what_compose_runs() -> None:
     values = variables()
     services = load(values)["services"]
     for unit in unit_files():
         argv = exec_start(unit)
         assert argv[0] == INSTALLED
-        assert argv[1:] == command(services[OF_COMPOSE[unit.stem]])[1:], unit.name
+        of_compose = command(services[OF_COMPOSE[unit.stem]])
+        assert argv[1:] == on_a_host(unit, of_compose)[1:], unit.name
+
+
+def test_the_worker_unit_serves_its_metrics_on_the_loopback() -> None:
+    """Its port is the compose service's (deploy/prometheus/prometheus.yml's), its address the
+    CLI's default."""
+    argv = exec_start(UNITS / "pixgate-worker.service")
+    assert option(argv, "--metrics-port") == "9101"
+    assert "--metrics-host" not in argv
+    (host,) = [
+        parameter
+        for parameter in typer.main.get_command(app).commands["worker"].params
+        if parameter.name == "metrics_host"
+    ]
+    assert host.default == "127.0.0.1"
 
 
 def test_each_command_parses_with_the_cli() -> None:
