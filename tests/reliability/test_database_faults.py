@@ -116,6 +116,34 @@ async def test_each_family_answers_503_with_retry_after(
     assert ready.headers["retry-after"] == "2"
 
 
+async def test_a_database_refusing_connections_answers_503(
+    rt: Runtime, app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """A server that answers but refuses the connection (here its database takes none) is out
+    of reach too: 503 with Retry-After, not the 500 of an unexpected SQLSTATE."""
+    account = await make_account(rt, balance="100.00")
+    headers = await bearer(client, account)
+    name = f"refusing_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(rt.settings.database_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}" ALLOW_CONNECTIONS false')
+        dsn = rt.settings.database_url.rsplit("/", 1)[0] + f"/{name}"
+        db = await Database.connect(dsn, min_size=0)
+        app.state.runtime = dataclasses.replace(rt, db=db)
+        try:
+            _assert_unavailable_envelope(
+                await client.post("/api/pix/cash-out", json=_order("refused-1"), headers=headers)
+            )
+            ready = await client.get("/readyz")
+            assert ready.status_code == 503, ready.text
+        finally:
+            app.state.runtime = rt
+            await db.close()
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        await admin.close()
+
+
 async def test_a_dashboard_page_answers_503_with_retry_after(
     rt: Runtime, app: FastAPI, client: httpx.AsyncClient, unreachable: Runtime
 ) -> None:

@@ -89,6 +89,18 @@ def _reraise(exc: asyncpg.PostgresError) -> NoReturn:
     raise error from exc
 
 
+async def _connect(*args: Any, **kwargs: Any) -> RawConnection:
+    """A new pool connection. A server that answers but refuses the connection (its database
+    not accepting connections, being dropped or renamed) is as out of reach as a closed port,
+    whatever SQLSTATE it gives: the request answers 503, not 500. Only the connect is judged
+    so: the same state on a statement (55000 is also a sequence's `currval` misuse) is a bug."""
+    try:
+        connection: RawConnection = await asyncpg.connect(*args, **kwargs)
+    except asyncpg.PostgresError as exc:
+        raise DatabaseUnavailable(faults.UNAVAILABLE_MESSAGE) from exc
+    return connection
+
+
 async def _init_connection(conn: RawConnection) -> None:
     """jsonb columns come and go as Python objects, encoded by orjson (fast, strict; an
     amount, a `Decimal`, as the exact number it is)."""
@@ -162,6 +174,7 @@ class Database:
             dsn,
             min_size=min_size,
             max_size=max_size,
+            connect=_connect,
             init=_init_connection,
             statement_cache_size=512,
             reset=_keep_session,
