@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from pixgate.core import errors as server
-from pixgate.core.http.errors import _CODES_BY_STATUS
+from pixgate.core.http.errors import CODES_BY_STATUS
 
 
 class PixgateError(Exception):
@@ -66,7 +66,7 @@ def _classes() -> dict[str, type[PixgateError]]:
             and value not in (server.PixgateError, server.FamilyAnswer)
         ):
             names.setdefault(value.code, name)
-    for code in _CODES_BY_STATUS.values():
+    for code in CODES_BY_STATUS.values():
         names.setdefault(code, _class_name(code))
     return {
         code: type(name, (PixgateError,), {"code": code, "__module__": __name__})
@@ -93,7 +93,7 @@ def from_answer(status: int, headers: Mapping[str, str], content: bytes) -> Pixg
     envelopes' `code`, or for the Central-Bank-style simple body (no code) and a front's own
     answer, the generic code of its status, as the gateway gives one."""
     body = _json_object(content)
-    code = body.get("code") or _CODES_BY_STATUS.get(
+    code = body.get("code") or CODES_BY_STATUS.get(
         status, "HTTP_ERROR" if status < 500 else "INTERNAL_ERROR"
     )
     message = body.get("message", "")

@@ -9,7 +9,7 @@ import pytest
 
 from pixgate.client import errors
 from pixgate.core import errors as server
-from pixgate.core.http.errors import _CODES_BY_STATUS
+from pixgate.core.http.errors import CODES_BY_STATUS
 
 
 def server_codes() -> dict[str, str]:
@@ -21,7 +21,7 @@ def server_codes() -> dict[str, str]:
             server.FamilyAnswer,
         ):
             codes.setdefault(cls.code, name)
-    return codes | {code: "" for code in _CODES_BY_STATUS.values() if code not in codes}
+    return codes | {code: "" for code in CODES_BY_STATUS.values() if code not in codes}
 
 
 @pytest.mark.parametrize("code", sorted(server_codes()))

@@ -49,7 +49,7 @@ from pixgate.core.http.routing import PixgateRoute
 
 log = structlog.get_logger(__name__)
 
-_CODES_BY_STATUS = {
+CODES_BY_STATUS = {
     400: "HTTP_ERROR",
     401: "UNAUTHORIZED",
     403: "FORBIDDEN",
@@ -63,6 +63,8 @@ _CODES_BY_STATUS = {
     500: "INTERNAL_ERROR",
     503: DatabaseUnavailable.code,
 }
+"""The general envelope's `code` for an error that names none of its own, by HTTP status
+(the client maps answers back to its exception classes with it)."""
 
 
 class Family(StrEnum):
@@ -317,7 +319,7 @@ async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
     return render(
         request,
         status,
-        code=_CODES_BY_STATUS.get(status, "HTTP_ERROR"),
+        code=CODES_BY_STATUS.get(status, "HTTP_ERROR"),
         messages=[detail],
         user_message=HTTPStatus(status).description or detail,
         headers=headers or None,
