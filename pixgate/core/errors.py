@@ -286,19 +286,6 @@ class WebhookLimitReached(PixgateError):
     business = False
 
 
-class WebhookApiDisabled(PixgateError):
-    """GET /api/webhooks while the operator has not turned the API on: a 404 (a status the
-    list's clients already handle, for an unknown account) that names the setting."""
-
-    code, status = "WEBHOOK_API_DISABLED", 404
-    user_message = (
-        "The webhook configuration API is off on this gateway: the operator turns it on with "
-        "PIXGATE_WEBHOOK_API_ENABLED=true. Webhooks are managed in the dashboard "
-        "(/dashboard/webhooks) and with `pixgate webhooks list`."
-    )
-    business = False
-
-
 class NoWebhookDestination(PixgateError):
     code, status = "WEBHOOK_NO_DESTINATION", 400
     user_message = "No URL was given and no webhook is configured for this event type."

@@ -2,8 +2,9 @@
 `webhooks` section that documents every payload a receiver gets.
 
 Simple-body errors (docs/errors.md). Unless `webhook_api_enabled` is on, POST /api/webhooks
-answers the spec's `success: false` and GET /api/webhooks a 404 naming the setting: an empty
-list there read as "no webhooks" while webhooks existed.
+answers the spec's `success: false` and GET /api/webhooks the spec's empty list, both saying in
+the answer that the API is off and naming the setting: an empty list alone read as "no
+webhooks" while webhooks existed.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
 from fastapi.openapi.models import Example
 
 from pixgate.accounts.public import RuntimeDep, Scope, auth, granted
-from pixgate.core.errors import WebhookApiDisabled
 from pixgate.core.http import rate_limit
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Page, PageSize
@@ -75,15 +75,22 @@ async def add_webhook(
     "/api/webhooks",
     response_model=schemas.WebhookList,
     summary="List the account's webhooks",
-    description="Off unless PIXGATE_WEBHOOK_API_ENABLED is on: then a 404 "
-    "`WEBHOOK_API_DISABLED` that names the setting (never an empty list while webhooks exist).",
+    description="Off unless PIXGATE_WEBHOOK_API_ENABLED is on: then an empty list with "
+    "`enabled` false and a `message` naming the setting, whatever webhooks exist; it must not "
+    "be used to verify configuration.",
     responses={404: {"model": ApiError}},
 )
 async def list_webhooks(
     rt: RuntimeDep, who: Annotated[auth.Principal, granted(Scope.WEBHOOK_READ)]
 ) -> schemas.WebhookList:
     if not rt.settings.webhook_api_enabled:
-        raise WebhookApiDisabled
+        return schemas.WebhookList(
+            account_id=who.account_id,
+            webhooks=[],
+            total=0,
+            enabled=False,
+            message=DISABLED_MESSAGE,
+        )
     found = await webhooks.list_endpoints(rt, who.account_id)
     return schemas.WebhookList(
         account_id=who.account_id,

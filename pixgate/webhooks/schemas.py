@@ -82,6 +82,14 @@ class WebhookList(ApiModel):
     account_id: int
     webhooks: list[WebhookItem]
     total: int
+    enabled: bool = Field(
+        default=True,
+        description="false while the operator has not turned this API on: the list is then "
+        "empty whatever is configured, and `message` says how to turn it on",
+    )
+    message: str | None = Field(
+        default=None, description="why the list is empty, while `enabled` is false"
+    )
 
 
 # --- resend and events --------------------------------------------------------------------
