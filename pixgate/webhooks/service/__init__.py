@@ -30,11 +30,10 @@ from pixgate.webhooks.service.delivery import deliver
 from pixgate.webhooks.service.events import list_events
 from pixgate.webhooks.service.log import delivery_detail, delivery_log
 from pixgate.webhooks.service.resend import ResendOutcome, resend, resend_delivery
-from pixgate.webhooks.service.test_event import TEST_EVENT_TYPE, send_test
+from pixgate.webhooks.service.test_event import send_test
 from pixgate.webhooks.service.transport import Attempt, http_client, post
 
 __all__ = [
-    "TEST_EVENT_TYPE",
     "Attempt",
     "Endpoint",
     "ResendOutcome",

@@ -16,18 +16,16 @@ from dataclasses import dataclass
 import orjson
 
 from pixgate.core.errors import NotFound
-from pixgate.core.timestamps import iso
 from pixgate.runtime import Runtime
 from pixgate.webhooks.queries import endpoints as rows
+from pixgate.webhooks.rules import test_payload
 from pixgate.webhooks.rules.webhooks import WebhookVersion
 from pixgate.webhooks.service.config import _signing_secrets
 from pixgate.webhooks.service.transport import Attempt, post
 
-TEST_EVENT_TYPE = "webhook.test"
-
 
 @dataclass(frozen=True, slots=True)
-class TestDelivery:
+class SentTest:
     """What the URL answered to the test event, and the message id it was sent under."""
 
     url: str
@@ -35,7 +33,7 @@ class TestDelivery:
     attempt: Attempt
 
 
-async def send_test(rt: Runtime, account_id: int, endpoint_id: int) -> TestDelivery:
+async def send_test(rt: Runtime, account_id: int, endpoint_id: int) -> SentTest:
     """POST a test event to one of the account's active URLs (another account's, or an
     inactive one, is NotFound), signed with the account's secrets and with the URL's own
     custom headers."""
@@ -49,17 +47,14 @@ async def send_test(rt: Runtime, account_id: int, endpoint_id: int) -> TestDeliv
         secrets = await _signing_secrets(conn, account_id)
     test_id = uuid.uuid4().hex
     message_id = f"msg_test_{test_id}"
-    body = {
-        "type": TEST_EVENT_TYPE,
-        "id": f"test_{test_id}",
-        "createdAt": iso(rt.clock.now()),
-        "data": {
-            "webhookId": endpoint.id,
-            "eventType": endpoint.event_type.value,
-            "version": endpoint.version.value,
-            "url": endpoint.url,
-        },
-    }
+    body = test_payload.render(
+        test_id,
+        rt.clock.now(),
+        webhook_id=endpoint.id,
+        event_type=endpoint.event_type.value,
+        version=endpoint.version.value,
+        url=endpoint.url,
+    )
     url = endpoint.url + "/pix" if endpoint.version is WebhookVersion.API_PIX else endpoint.url
     attempt = await post(
         rt,
@@ -70,4 +65,4 @@ async def send_test(rt: Runtime, account_id: int, endpoint_id: int) -> TestDeliv
         secrets=secrets,
         requested=True,
     )
-    return TestDelivery(url, message_id, attempt)
+    return SentTest(url, message_id, attempt)
