@@ -8,7 +8,10 @@ from fastapi import APIRouter
 from pixgate import ops
 from pixgate.accounts.routes import auth, balances
 from pixgate.charges.routes import api_pix_cob, api_pix_loc, cash_in, cob, locations, qr
+from pixgate.dashboard.routes import charges as dashboard_charges
+from pixgate.dashboard.routes import deliveries as dashboard_deliveries
 from pixgate.dashboard.routes import pages as dashboard
+from pixgate.dashboard.routes import transactions as dashboard_transactions
 from pixgate.dashboard.routes import webhooks as dashboard_webhooks
 from pixgate.ledger import routes as transactions
 from pixgate.med.routes import med, sandbox_med
@@ -39,7 +42,10 @@ ROUTERS: list[APIRouter] = [
     sandbox_med.router,
     ops.router,
     # HTML pages, not in the OpenAPI document; last, for the dashboard's catch-all 404 page
+    dashboard_transactions.router,
+    dashboard_charges.router,
     dashboard_webhooks.router,
+    dashboard_deliveries.router,
     dashboard.router,
 ]
 

@@ -592,6 +592,10 @@ async def test_no_secret_in_logs_or_error_bodies(
             listed = (await http.get("/api/webhooks", headers=shop_headers)).json()["webhooks"]
             added = next(w["id"] for w in listed if w["url"].endswith("/hook-dashboard"))
             assert (await http.get(f"/dashboard/webhooks?edit={added}")).status_code == 200
+            response = await http.post(  # the receiver's credential goes, never shown back
+                f"/dashboard/webhooks/{added}/test", data={"csrf": token_of_page}
+            )
+            assert response.status_code == 200, response.text
             response = await http.post(
                 f"/dashboard/webhooks/{added}/deactivate", data={"csrf": token_of_page}
             )
@@ -618,14 +622,27 @@ async def test_no_secret_in_logs_or_error_bodies(
             charge_page = response.headers["location"]
             assert (await http.get(charge_page)).status_code == 200
             assert (await http.get(f"{charge_page}/qr.png")).status_code == 200
+            assert (await http.get(f"{charge_page}/status")).status_code == 200
+            assert (await http.get("/dashboard/charges/new")).status_code == 200
+            response = await http.post(
+                f"{charge_page}/simulate-payment", data={"csrf": token_of_page}
+            )
+            assert response.status_code == 303, response.text
+            transaction_page = charge_page.replace("/charges/", "/transactions/")
+            assert (await http.get(transaction_page)).status_code == 200
             listed_events = (await http.get("/api/events", headers=shop_headers)).json()["data"]
             # one with a URL of its type: a resend has somewhere to go
             event = next(e["id"] for e in listed_events if e["type"] in ("cash_in", "cash_out"))
             response = await http.post(
-                f"/dashboard/deliveries/{event.removeprefix('evt_')}/resend",
+                f"/dashboard/events/{event.removeprefix('evt_')}/resend",
                 data={"csrf": token_of_page},
             )
-            assert response.status_code == 303, response.text
+            assert response.status_code == 200, response.text  # each URL's answer listed
+            delivery = re.search(r'href="(/dashboard/deliveries/\d+)"', response.text)
+            assert delivery is not None, response.text
+            assert (await http.get(delivery[1])).status_code == 200  # its payload and answers
+            response = await http.post(f"{delivery[1]}/resend", data={"csrf": token_of_page})
+            assert response.status_code == 200, response.text
             response = await http.post("/dashboard/logout", data={"csrf": token_of_page})
             assert response.status_code == 303, response.text
 

@@ -410,7 +410,7 @@ ROWS: list[Row] = [
         lambda w: Call(who="session", query={"endToEndId": w.tx["dict"]["end_to_end_id"]}),
         html(200, "No transactions."),
     ),
-    Row("dashboard-charges-form", "GET", "/dashboard/charges", session(), html(200)),
+    Row("dashboard-charges", "GET", "/dashboard/charges", session(), html(200)),
     Row(
         "dashboard-charge-a-external-id",
         "POST",
@@ -438,8 +438,30 @@ ROWS: list[Row] = [
         for role, path in (
             ("page", "/dashboard/charges/{transaction_id}"),
             ("qr", "/dashboard/charges/{transaction_id}/qr.png"),
+            ("status", "/dashboard/charges/{transaction_id}/status"),
         )
         for name in ("open", "paid", "cob")
+    ),
+    *(
+        Row(
+            f"dashboard-charge-simulate-payment-a-{name}",
+            "POST",
+            "/dashboard/charges/{transaction_id}/simulate-payment",
+            session(transaction_id=uid(name)),
+            html(404),
+        )
+        for name in ("open", "paid", "cob")
+    ),
+    Row("dashboard-charge-form", "GET", "/dashboard/charges/new", session(), html(200)),
+    *(
+        Row(
+            f"dashboard-transaction-a-{name}",
+            "GET",
+            "/dashboard/transactions/{transaction_uuid}",
+            session(transaction_uuid=uid(name)),
+            html(404),
+        )
+        for name in ("cash_out", "paid", "open", "cob", "qr", "dict", "incoming", "refund")
     ),
     Row("dashboard-webhooks", "GET", "/dashboard/webhooks", session(), html(200)),
     Row(
@@ -486,11 +508,39 @@ ROWS: list[Row] = [
         Row(
             f"dashboard-resend-a-{kind}",
             "POST",
-            "/dashboard/deliveries/{event_id}/resend",
+            "/dashboard/events/{event_id}/resend",
             (lambda k: lambda w: Call(who="session", params={"event_id": str(w.events[k])}))(kind),
             html(404),
         )
         for kind in ("cash_out", "cash_in")
+    ),
+    *(
+        Row(
+            f"dashboard-delivery-{role}-a-{n}",
+            method,
+            path,
+            (lambda n: lambda w: Call(who="session", params={"delivery_id": str(w.deliveries[n])}))(
+                n
+            ),
+            html(404),
+        )
+        for role, method, path in (
+            ("page", "GET", "/dashboard/deliveries/{delivery_id}"),
+            ("resend", "POST", "/dashboard/deliveries/{delivery_id}/resend"),
+        )
+        for n in (0, -1)
+    ),
+    *(
+        Row(
+            f"dashboard-webhook-test-a-{n}",
+            "POST",
+            "/dashboard/webhooks/{webhook_id}/test",
+            (lambda n: lambda w: Call(who="session", params={"webhook_id": str(w.endpoints[n])}))(
+                n
+            ),
+            html(404),
+        )
+        for n in (0, 1)
     ),
     Row(
         "dashboard-other-page-a-uuid",

@@ -54,6 +54,8 @@ class World:
     """An event id of A per type."""
     endpoints: list[int] = field(default_factory=list)
     """A's webhook ids."""
+    deliveries: list[int] = field(default_factory=list)
+    """A's webhook delivery ids."""
     med: dict[str, Any] = field(default_factory=dict)
     """A's MED case, as GET /api/med lists it."""
     substrings: set[str] = field(default_factory=set)
@@ -273,6 +275,12 @@ async def build_world(rt: Runtime, client: httpx.AsyncClient, receiver: Receiver
             r["id"]
             for r in await conn.fetch(
                 "SELECT id FROM webhook_endpoints WHERE account_id = $1", a.account_id
+            )
+        ]
+        world.deliveries = [
+            r["id"]
+            for r in await conn.fetch(
+                "SELECT id FROM webhook_deliveries WHERE account_id = $1 ORDER BY id", a.account_id
             )
         ]
     assert world.tx["cash_out"]["status"] == "CONFIRMED"

@@ -1,8 +1,8 @@
-"""The dashboard's sign-in, sign-out and overview pages, its transactions' and charges'
-(`transactions`, `charges`, included here), and the 404 page for any other address.
+"""The dashboard's sign-in, sign-out and overview pages, and the 404 page for any other
+address (this router comes last in `pixgate.routers`).
 
 Thin like every router: read the form or query, call the service the API calls, render.
-Webhooks and the delivery log are in `dashboard_webhooks`.
+Transactions, charges, webhooks and the delivery log have modules of their own.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from pixgate.accounts.public import accounts_service as accounts
 from pixgate.core.errors import InvalidCredentials, NotFound, RateLimited
 from pixgate.core.http import rate_limit
 from pixgate.core.http.allow import declared_methods
-from pixgate.dashboard.routes import charges as charge_routes
-from pixgate.dashboard.routes import transactions as transaction_routes
 from pixgate.dashboard.views import records
 from pixgate.dashboard.views import session as sessions
 from pixgate.dashboard.views.forms import SignedInForm, SignInForm
@@ -126,10 +124,6 @@ async def overview(request: Request, rt: RuntimeDep, signed: SignedIn) -> Respon
             "recent": records.listed(recent.rows),
         },
     )
-
-
-router.include_router(transaction_routes.router)
-router.include_router(charge_routes.router)
 
 
 # --- anything else under /dashboard ---------------------------------------------------------

@@ -1,6 +1,5 @@
 """The dashboard's Settings > Webhooks page (the API's rules, the signing secret, a test
-event per URL): the services the API and the CLI call. The delivery log is `deliveries`,
-included here.
+event per URL): the services the API and the CLI call. The delivery log is `deliveries`.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from pixgate.core.errors import (
 )
 from pixgate.core.http import rate_limit
 from pixgate.core.masking import mask_header_values
-from pixgate.dashboard.routes import deliveries as delivery_routes
 from pixgate.dashboard.routes.deliveries import BigintId
 from pixgate.dashboard.views import labels
 from pixgate.dashboard.views.forms import SignedInForm
@@ -198,6 +196,3 @@ async def send_test_event(
     if sent.attempt.ok:
         return _webhooks_page(request, rt, signed, endpoints, notice=line)
     return _webhooks_page(request, rt, signed, endpoints, problems=[line])
-
-
-router.include_router(delivery_routes.router)
