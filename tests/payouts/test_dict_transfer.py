@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from http import HTTPStatus
 from typing import Any
 
 import httpx
 import pytest
 
 from pixgate.runtime import Runtime
-from tests.helpers import bearer, make_account
+from tests.helpers import bearer, footprint, make_account
 from tests.support import FixedClock, drain
 
 HOLDER_CPF = "52998224725"
@@ -335,6 +336,68 @@ async def test_insufficient_balance_is_422_and_creates_nothing(
     assert response.status_code == 422
     assert await count(rt, "SELECT count(*) FROM transactions") == 0
     assert await balances(client, payer) == (1000.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "status", "message", "real"),
+    [
+        (
+            "INSUFFICIENT_FUNDS",
+            422,
+            "available balance is less than amount + fee (sandbox)",
+            transfer_body(payment={"currency": "BRL", "amount": 1000.01}),
+        ),
+        (
+            "invalid_pix_key",
+            400,
+            ["pixKey: the PIX key was refused by the settling bank (sandbox)"],
+            transfer_body(pixKey="maria"),
+        ),
+        ("PROVIDER_UNAVAILABLE", 500, "the settling bank could not be reached (sandbox)", None),
+    ],
+)
+async def test_a_scenario_the_bank_refuses_at_once_answers_as_the_real_refusal(
+    rt: Runtime,
+    client: httpx.AsyncClient,
+    payer: dict[str, str],
+    scenario: str,
+    status: int,
+    message: str | list[str],
+    real: dict[str, Any] | None,
+) -> None:
+    """Refused before the DICT is asked, in the family's body and the status the real
+    refusal has; nothing is written or held, so the same key then makes the transfer."""
+    before = await footprint(rt)
+    key = str(uuid.uuid4())
+    headers = {"X-Sandbox-Scenario": scenario}
+
+    response = await post_transfer(client, payer, transfer_body(), key, **headers)
+
+    phrase = HTTPStatus(status).phrase
+    assert response.json() == {"statusCode": status, "message": message, "error": phrase}
+    assert response.status_code == status
+    if real is not None:
+        refused = (await post_transfer(client, payer, real)).json()
+        assert (refused["statusCode"], refused["error"]) == (status, phrase)
+        assert type(refused["message"]) is type(message)
+    assert await footprint(rt) == before
+    assert await balances(client, payer) == (1000.0, 0.0)
+    again = await post_transfer(client, payer, transfer_body(), key)
+    assert again.status_code == 201 and "Idempotent-Replayed" not in again.headers
+
+
+async def test_a_repeat_answers_the_first_transfer_whatever_its_scenario(
+    client: httpx.AsyncClient, payer: dict[str, str]
+) -> None:
+    key = str(uuid.uuid4())
+    first = await post_transfer(client, payer, transfer_body(), key)
+
+    again = await post_transfer(
+        client, payer, transfer_body(), key, **{"X-Sandbox-Scenario": "INSUFFICIENT_FUNDS"}
+    )
+
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json()["id"] == first.json()["id"]
 
 
 async def test_norm_transfer_expiring_in_the_queue_ends_in_error_and_releases_funds(

@@ -69,10 +69,12 @@ def idempotency_key(
     openapi_extra=_IDEMPOTENCY_HEADER,
     responses=openapi_responses(
         errors.ValidationFailed,
+        errors.InvalidPixKey,
         errors.DictKeyNotFound,
         errors.IspbDenied,
         errors.DictTransferInsufficientBalance,
         errors.IdempotencyKeyReused,
+        errors.ProviderUnavailable,
         family=Family.CENTRAL_BANK,
     ),
 )

@@ -17,6 +17,10 @@ transfer is written CONFIRMED and the receiver credited in the same transaction,
 counted as any DICT transfer's (`IN_HOUSE_COUNTED`), without the DICT or the bank; our own
 ISPB in `ispbDeny` refuses it, a creditorDocument other than the receiving account's ends it
 in ERROR (TAX_ID_MISMATCH), and paying one's own key is refused.
+
+The settling bank's synchronous refusals (`provider.refuse_payment`, the sandbox's
+`X-Sandbox-Scenario`) answer before the DICT is asked or one of our keys paid, as the route
+answers the real ones; nothing is written or held.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from pixgate.core.errors import (
     DictKeyNotFound,
     IdempotencyKeyReused,
     InsufficientBalance,
+    InvalidPixKey,
     IspbDenied,
     OwnKeyPayment,
     ValidationFailed,
@@ -116,6 +121,7 @@ async def create(
     if existing is not None:
         return _replay(existing, order, pix_key)
 
+    _refuse_at_once(rt, instructions)
     owner = await find_key_owner(rt.db, pix_key)
     if owner is not None:
         if owner.account_id == account_id:
@@ -181,6 +187,17 @@ async def create(
                 raise InsufficientBalance("available balance is less than amount + fee")
     log.info("dict_transfer.created", transaction_id=row.id, status=row.status)
     return _transfer(row, replayed=False)
+
+
+def _refuse_at_once(rt: Runtime, instructions: Instructions) -> None:
+    """What the settling bank refuses at once, once the request's own checks have passed and
+    it is no repeat (a repeat answers the first transfer, whatever it tells the bank). A key
+    the bank refuses is a `pixKey` field error, as the schema's 400 for a malformed key; a
+    lack of balance is the route's own answer to any (`DICT_INSUFFICIENT_BALANCE`)."""
+    try:
+        rt.provider.refuse_payment(instructions)
+    except InvalidPixKey as exc:
+        raise InvalidPixKey([f"pixKey: {exc.text}"]) from exc
 
 
 async def _pay_in_house(
