@@ -41,6 +41,14 @@ def _order(
     )
 
 
+async def _paid_charge(rt: Runtime, account_id: int, external_id: str) -> cash_in.CashIn:
+    """A charge paid from outside, its webhooks delivered (the jobs run)."""
+    created = await cash_in.create(rt, account_id, _order(external_id))
+    await charges.sandbox_pay(rt, created.pix_code, charges.Payer("Pagador", CPF))
+    await drain(rt)
+    return created
+
+
 def _rows(html: str) -> list[str]:
     body = html.split("<tbody>")[1].split("</tbody>")[0]
     return [row for row in body.split("<tr")[1:]]
@@ -97,9 +105,7 @@ class TestTransactionPage:
         rt = insecure
         account = await make_account(rt)
         await webhooks.add(rt, account.account_id, event_type="cash_in", url=receiver.url("/in"))
-        created = await cash_in.create(rt, account.account_id, _order("tx-1"))
-        await charges.sandbox_pay(rt, created.pix_code, charges.Payer("Pagador", CPF))
-        await drain(rt)
+        created = await _paid_charge(rt, account.account_id, "tx-1")
         await browser.sign_in(account)
         listed = await browser.get("/dashboard/transactions")
         assert f'href="/dashboard/transactions/{created.transaction_id}"' in listed.text
@@ -142,9 +148,7 @@ class TestDeliveries:
         account = await make_account(rt)
         receiver.plan("/in", 500, 200)
         await webhooks.add(rt, account.account_id, event_type="cash_in", url=receiver.url("/in"))
-        created = await cash_in.create(rt, account.account_id, _order("dl-1"))
-        await charges.sandbox_pay(rt, created.pix_code, charges.Payer("Pagador", CPF))
-        await drain(rt)
+        await _paid_charge(rt, account.account_id, "dl-1")
         await browser.sign_in(account)
         log = await browser.get("/dashboard/deliveries")
         (row,) = _rows(log.text)
@@ -179,9 +183,7 @@ class TestDeliveries:
         account = await make_account(rt)
         for path in ("/ok", "/down"):
             await webhooks.add(rt, account.account_id, event_type="cash_in", url=receiver.url(path))
-        created = await cash_in.create(rt, account.account_id, _order("dl-2"))
-        await charges.sandbox_pay(rt, created.pix_code, charges.Payer("Pagador", CPF))
-        await drain(rt)
+        await _paid_charge(rt, account.account_id, "dl-2")
         receiver.plan("/down", 503)
         await browser.sign_in(account)
         event = (await webhooks.delivery_log(rt, account.account_id)).events[0].event
@@ -309,9 +311,7 @@ class TestTenancy:
         rt = insecure
         owner, other = await make_account(rt), await make_account(rt)
         await webhooks.add(rt, owner.account_id, event_type="cash_in", url=receiver.url("/in"))
-        created = await cash_in.create(rt, owner.account_id, _order("ten-1"))
-        await charges.sandbox_pay(rt, created.pix_code, charges.Payer("Pagador", CPF))
-        await drain(rt)
+        created = await _paid_charge(rt, owner.account_id, "ten-1")
         log = await webhooks.delivery_log(rt, owner.account_id)
         delivery_id = log.events[0].deliveries[0].id
         endpoint_id = (await webhooks.list_endpoints(rt, owner.account_id))[0].id
