@@ -290,10 +290,11 @@ class TestChargePage:
 class TestExpirationBounds:
     @pytest.mark.parametrize("minimum", [60, 120])
     async def test_the_form_offers_what_the_server_takes(
-        self, rt: Runtime, browser: Browser, minimum: int
+        self, rt: Runtime, browser: Browser, minimum: int, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         rt.settings = rt.settings.model_copy(update={"provider_min_expiration": minimum})
-        rt.provider = SandboxBank(rt.settings, rt.db)  # the bank reads the same setting
+        # the bank reads the same setting (the runtime outlives the test: put back after it)
+        monkeypatch.setattr(rt, "provider", SandboxBank(rt.settings, rt.db))
         await browser.sign_in(await make_account(rt))
         form = (await browser.get("/dashboard/charges/new")).text
         assert f'min="{minimum}" max="604800"' in form and f"From {minimum} s to 7 days" in form
