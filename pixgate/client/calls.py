@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import orjson
 from pydantic import BaseModel
 
+from pixgate.client import exact
 from pixgate.core.money import json_number
 
 if TYPE_CHECKING:
@@ -64,10 +65,11 @@ class Call(Generic[T]):
 
 def reader(model: type[M]) -> Callable[[bytes], M]:
     """An answer's body read into the server's answer model, by its wire names (some answer
-    models are built by field name alone on the server)."""
+    models are built by field name alone on the server), its amounts the exact decimals the
+    gateway wrote (`exact`)."""
 
     def read(content: bytes) -> M:
-        return model.model_validate_json(content, by_alias=True)
+        return model.model_validate(exact.loads(content), by_alias=True)
 
     return read
 

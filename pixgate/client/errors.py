@@ -17,8 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
+from pixgate.client import exact
 from pixgate.core import errors as server
 from pixgate.core.http.errors import CODES_BY_STATUS
 
@@ -114,7 +113,7 @@ def from_answer(status: int, headers: Mapping[str, str], content: bytes) -> Pixg
 def _json_object(content: bytes) -> dict[str, Any]:
     """The answer's JSON object, or nothing when a front answered something else."""
     try:
-        body = orjson.loads(content)
-    except orjson.JSONDecodeError:
+        body = exact.loads(content)
+    except ValueError:
         return {}
     return body if isinstance(body, dict) else {}

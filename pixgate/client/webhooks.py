@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from pydantic import TypeAdapter, ValidationError
 
+from pixgate.client import exact
 from pixgate.webhooks import verify_signature
 from pixgate.webhooks.by_key.schemas import PixNotificados
 from pixgate.webhooks.schemas import V1Payload, V2Receive, V2Refund, V2Transfer
@@ -79,6 +80,6 @@ def verify(
     if not verify_signature(secret, lowered, body, tolerance=tolerance, now=current):
         raise InvalidSignature("no signature matches the secret")
     try:
-        return _EVENT.validate_json(body)
-    except ValidationError as exc:
+        return _EVENT.validate_python(exact.loads(body))
+    except (ValueError, ValidationError) as exc:
         raise InvalidPayload(str(exc)) from exc
