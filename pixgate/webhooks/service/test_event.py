@@ -19,7 +19,7 @@ from pixgate.core.errors import NotFound
 from pixgate.runtime import Runtime
 from pixgate.webhooks.queries import endpoints as rows
 from pixgate.webhooks.rules import test_payload
-from pixgate.webhooks.rules.webhooks import WebhookVersion
+from pixgate.webhooks.rules.webhooks import WebhookVersion, callback_url
 from pixgate.webhooks.service.config import _signing_secrets
 from pixgate.webhooks.service.transport import Attempt, post
 
@@ -55,7 +55,8 @@ async def send_test(rt: Runtime, account_id: int, endpoint_id: int) -> SentTest:
         version=endpoint.version.value,
         url=endpoint.url,
     )
-    url = endpoint.url + "/pix" if endpoint.version is WebhookVersion.API_PIX else endpoint.url
+    api_pix = endpoint.version is WebhookVersion.API_PIX
+    url = callback_url(endpoint.url) if api_pix else endpoint.url
     attempt = await post(
         rt,
         url=url,
