@@ -1,4 +1,9 @@
-"""Accounts and their means of authentication: credentials and certificates."""
+"""Accounts and their means of authentication: credentials and certificates.
+
+The ledger is imported by the one function that posts to it: its public module brings the
+statement's wire models (pydantic), which `pixgate accounts list` and `show` have no use for
+and would load on every run.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +25,6 @@ from pixgate.core import names
 from pixgate.core.documents import is_valid_document, only_document_chars
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
 from pixgate.core.money import InvalidAmount, to_cents
-from pixgate.ledger.public import journal
 from pixgate.runtime import Runtime
 
 
@@ -53,6 +57,8 @@ async def create(
     rt: Runtime, *, name: str, document: str | None = None, balance: Decimal | str = "0"
 ) -> NewAccount:
     """An account with one credential and one client certificate, in one transaction."""
+    from pixgate.ledger.public import journal
+
     try:
         name = names.account_name(name)
     except names.InvalidName as exc:

@@ -8,6 +8,9 @@ wake-up (`notify_after_commit`); once their transaction has committed, this proc
 its own workers at once and sends one coalesced NOTIFY, in a transaction of its own that
 writes nothing, for the workers of other processes. A lost NOTIFY only delays a job until
 the workers' next poll: the job row is the durable part.
+
+structlog is imported where a failure is logged: importing it imports rich's traceback
+renderer, which every command of the CLI (all of them open a pool) would load for nothing.
 """
 
 from __future__ import annotations
@@ -16,12 +19,8 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import structlog
-
 if TYPE_CHECKING:
     from pixgate.core.db.pool import Connection, Pool
-
-log = structlog.get_logger()
 
 _requested: dict[int, set[str]] = {}
 
@@ -63,7 +62,9 @@ class Notifier:
                 for channel in channels:
                     await self._pool.execute("SELECT pg_notify($1, '')", channel)
             except Exception as exc:
-                log.warning("notify.failed", error=str(exc))
+                import structlog
+
+                structlog.get_logger().warning("notify.failed", error=str(exc))
 
     async def close(self) -> None:
         if self._sender is not None:
