@@ -1,36 +1,52 @@
 """CLI latency: how long `pixgate` commands take, next to Python starting and doing nothing.
 
-    python bench/cli_latency.py [--runs 5] [--source DIR]
+    python bench/cli_latency.py [--runs 5] [--account ID] [--source DIR] [--no-bytecode-cache]
 
 Run it in the directory of a running gateway (`pixgate serve` on the embedded default, or
 with `PIXGATE_DATABASE_URL` set): the commands then meet a started server and a current
-schema, as an operator's do. Each command runs `--runs` times in a new process; the table
-shows the median wall-clock time and the median CPU time (user + system) the process and its
+schema, as an operator's do. `pixgate accounts show` shows account `--account` (1 unless
+told), which must exist. Each command runs `--runs` times in a new process; the table shows
+the median wall-clock time and the median CPU time (user + system) the process and its
 children used, and the same for `python -c pass`, the floor of any command in the same run.
 CPU time is the steadier figure on a busy machine, where wall time also counts the waits for
-a core.
+a core. The last column is the median, over as many more runs under `python -X importtime`,
+of the time spent importing modules (the sum of each module's own time), with the number of
+modules imported.
+
+The commands load their modules compiled, as an installed package does: they get a bytecode
+cache of their own (`PYTHONPYCACHEPREFIX`, filled by a first run that is not counted) even
+where `PYTHONDONTWRITEBYTECODE` is set. `--no-bytecode-cache` keeps the environment's
+setting instead: with `PYTHONDONTWRITEBYTECODE` and an editable install, every run compiles
+pixgate's modules from source.
 
 `--source DIR` runs the `pixgate` package found in DIR instead (a checkout of another
-revision, e.g. `git archive <rev> | tar -x -C DIR`), to compare before and after.
+revision, e.g. `git archive <rev> pixgate | tar -x -C DIR`), to compare before and after.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 PIXGATE = ["-c", "from pixgate.cli import app; app(prog_name='pixgate')"]
 """The console script's body, so that `--source` decides which package runs."""
-COMMANDS = {
-    "python -c pass": ["-c", "pass"],
-    "pixgate --help": [*PIXGATE, "--help"],
-    "pixgate accounts list": [*PIXGATE, "accounts", "list"],
-}
+_IMPORT_LINE = re.compile(r"^import time:\s+(\d+) \|", re.MULTILINE)
+
+
+def commands(account: int) -> dict[str, list[str]]:
+    return {
+        "python -c pass": ["-c", "pass"],
+        "pixgate --help": [*PIXGATE, "--help"],
+        "pixgate accounts list": [*PIXGATE, "accounts", "list"],
+        f"pixgate accounts show {account}": [*PIXGATE, "accounts", "show", str(account)],
+    }
 
 
 def _children_cpu() -> float:
@@ -46,21 +62,54 @@ def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     return time.perf_counter() - started, _children_cpu() - cpu
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--runs", type=int, default=5, help="runs of each command")
-    parser.add_argument("--source", help="directory holding the pixgate package to run")
-    options = parser.parse_args()
+def imports(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
+    """One run under `-X importtime`: (seconds spent importing, modules imported)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", *argv],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    own_times = [int(us) for us in _IMPORT_LINE.findall(done.stderr)]
+    return sum(own_times) / 1e6, len(own_times)
+
+
+def environment(options: argparse.Namespace, cache: str) -> dict[str, str]:
     env = dict(os.environ)
     if options.source:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [options.source, env.get("PYTHONPATH")]))
-    print(f"{'command':<24} {'wall (median)':>14} {'CPU (median)':>13}")
-    for name, argv in COMMANDS.items():
-        measure(argv, env)  # warm: compiled modules, the file cache
-        runs = [measure(argv, env) for _ in range(options.runs)]
-        wall = statistics.median(w for w, _ in runs)
-        cpu = statistics.median(c for _, c in runs)
-        print(f"{name:<24} {wall:>12.2f} s {cpu:>11.2f} s")
+    if not options.no_bytecode_cache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = cache
+    return env
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs of each command")
+    parser.add_argument("--account", type=int, default=1, help="the account `show` shows")
+    parser.add_argument("--source", help="directory holding the pixgate package to run")
+    parser.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="keep the environment's PYTHONDONTWRITEBYTECODE (compile from source each run)",
+    )
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="pixgate-bytecode-") as cache:
+        env = environment(options, cache)
+        header = ("command", "wall (median)", "CPU (median)", "imports (median)")
+        print("{:<26} {:>14} {:>13} {:>22}".format(*header))
+        for name, argv in commands(options.account).items():
+            measure(argv, env)  # warm: compiled modules, the file cache
+            runs = [measure(argv, env) for _ in range(options.runs)]
+            loads = [imports(argv, env) for _ in range(options.runs)]
+            wall = statistics.median(w for w, _ in runs)
+            cpu = statistics.median(c for _, c in runs)
+            load = statistics.median(seconds for seconds, _ in loads)
+            modules = max(count for _, count in loads)
+            print(f"{name:<26} {wall:>12.2f} s {cpu:>11.2f} s {load:>8.2f} s, {modules:>4} modules")
 
 
 if __name__ == "__main__":

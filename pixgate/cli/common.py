@@ -1,13 +1,12 @@
 """What every `pixgate` command shares: the database, a runtime per call, JSON output.
 
-The gateway's own modules (settings, the runtime, the database) are imported inside the
-functions that use them: `pixgate --help` and a mistyped option then answer without loading
-them, and a command loads only what it runs.
+The gateway's own modules (settings, the runtime, the database), and asyncio under them,
+are imported inside the functions that use them: `pixgate --help` and a mistyped option then
+answer without loading them, and a command loads only what it runs.
 """
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
@@ -21,35 +20,44 @@ if TYPE_CHECKING:
     from pixgate.core.settings import Settings
     from pixgate.runtime import Runtime
 
-console = Console()
+console = Console(markup=False, emoji=False)
+"""Prints data as it is: an account's name or a URL holding `[/x]` or `:smile:` is neither
+rich markup (which would fail on it) nor an emoji code (whose table rich would load)."""
 T = TypeVar("T")
 
 
 def database_url(settings: Settings) -> str:
     """Resolve the database and, on the embedded default, bring its schema up to date.
 
-    A schema already current costs two queries (`schema_version.is_current`), not the
-    load of Alembic."""
+    A schema already current costs one connection and two queries
+    (`schema_version.is_current`), not the load of Alembic; the database is only created
+    when that connection finds none."""
     from pixgate.runtime import resolve_database_url
 
     url = resolve_database_url(settings)
     if settings.database_url is None:
-        from pixgate.core.db import embedded, schema_version
+        import asyncio
 
-        asyncio.run(embedded.ensure_database(url))
+        from pixgate.core.db import schema_version
+
         if not asyncio.run(schema_version.is_current(url)):
-            from pixgate.core.db import migrate
+            from pixgate.core.db import embedded, migrate
 
+            asyncio.run(embedded.ensure_database(url))
             migrate.upgrade(url)
     return url
 
 
-def run(action: Callable[[Runtime], Awaitable[T]]) -> T:
+def run(action: Callable[[Runtime], Awaitable[T]], *, first_connections: int | None = 1) -> T:
     """Run one service call with a runtime, turning PixgateError into exit code 1.
 
     On uvloop, the loop uvicorn gives the API: `pixgate worker` spends most of its time
     sending statements, and asyncio's own socket transport was the largest share of its CPU
-    (docs/performance.md, "Worker concurrency and uvloop")."""
+    (docs/performance.md, "Worker concurrency and uvloop"). The pool opens
+    `first_connections` as it starts (None: PIXGATE_DB_POOL_MIN's): one for a command that
+    sends a few statements, which should not wait for backends it never uses."""
+    import asyncio
+
     import uvloop
 
     from pixgate.core.errors import PixgateError
@@ -58,6 +66,8 @@ def run(action: Callable[[Runtime], Awaitable[T]]) -> T:
 
     settings = Settings()
     url = database_url(settings)
+    if first_connections is not None:
+        settings = settings.model_copy(update={"db_pool_min": first_connections})
 
     async def main() -> T:
         async with build_runtime(settings, url) as rt:

@@ -7,7 +7,6 @@ prints its code and message and exits 1.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import os
 import signal
@@ -127,6 +126,8 @@ def worker(
     metrics_host: Annotated[str, typer.Option(help="address the metrics listen on")] = "127.0.0.1",
 ) -> None:
     """Run job workers only (scale-out): settlement, webhook delivery, scheduled work."""
+    import asyncio
+
     from pixgate.core import metrics
     from pixgate.core.logging import configure
     from pixgate.core.settings import Settings
@@ -149,12 +150,14 @@ def worker(
             if stop_metrics is not None:
                 stop_metrics()
 
-    run(loop)
+    run(loop, first_connections=None)
 
 
 @db_app.command("upgrade")
 def db_upgrade(revision: Annotated[str, typer.Argument()] = "head") -> None:
     """Apply the database migrations."""
+    import asyncio
+
     from pixgate.core.db import embedded, migrate
     from pixgate.core.settings import Settings
     from pixgate.runtime import resolve_database_url
@@ -203,7 +206,7 @@ def accounts_create(
             }
         )
         return
-    console.print(f"[bold]account[/bold] {created.account_id}")
+    console.print(f"account {created.account_id}", style="bold")
     console.print(f"clientId      {created.client_id}")
     console.print(f"clientSecret  {created.client_secret}  (shown once)")
     console.print(f"fingerprint   {created.certificate_fingerprint}")

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlparse
 
 import asyncpg
 import pytest
@@ -25,6 +26,8 @@ runner = CliRunner()
 HEAVY = (
     "fastapi",
     "starlette",
+    "pydantic",
+    "asyncio",
     "asyncpg",
     "alembic",
     "sqlalchemy",
@@ -85,6 +88,19 @@ def test_show_prints_a_dash_for_empty_fields(rt: Runtime) -> None:
     assert "None" not in shown.output
 
 
+def test_names_and_urls_are_shown_as_written(rt: Runtime) -> None:
+    """Neither rich markup (a stray closing tag made the table fail) nor emoji codes."""
+    assert rt.settings.database_url
+    env = {"PIXGATE_DATABASE_URL": rt.settings.database_url}
+    name = "Loja [centro] :smile: [/x]"
+    created = runner.invoke(app, ["accounts", "create", "--name", name, "--json"], env=env)
+    account_id = str(json.loads(created.output)["accountId"])
+    for command in (["accounts", "list"], ["accounts", "show", account_id]):
+        shown = runner.invoke(app, command, env=env, terminal_width=200)
+        assert shown.exit_code == 0, shown.output
+        assert name in shown.output
+
+
 def test_heads_are_alembics_own() -> None:
     from alembic.script import ScriptDirectory
 
@@ -120,6 +136,13 @@ async def _execute(url: str, sql: str) -> None:
 def test_an_empty_database_is_not_current() -> None:
     with scratch_database("base") as url:
         assert not asyncio.run(schema.is_current(url))
+
+
+async def test_a_database_not_created_yet_is_not_current(rt: Runtime) -> None:
+    """The embedded default's first command: the database is created only then."""
+    assert rt.settings.database_url
+    missing = urlparse(rt.settings.database_url)._replace(path="/pixgate_never_created")
+    assert not await schema.is_current(missing.geturl())
 
 
 def test_no_runtime_directory_warning_without_xdg_runtime_dir(tmp_path: Path) -> None:

