@@ -1,6 +1,7 @@
 """CLI latency: how long `pixgate` commands take, next to Python starting and doing nothing.
 
-    python bench/cli_latency.py [--runs 5] [--account ID] [--source DIR] [--no-bytecode-cache]
+    python bench/cli_latency.py [--runs 5] [--account ID] [--source DIR] [--compare DIR]
+                                [--no-bytecode-cache]
 
 Run it in the directory of a running gateway (`pixgate serve` on the embedded default, or
 with `PIXGATE_DATABASE_URL` set): the commands then meet a started server and a current
@@ -20,7 +21,9 @@ setting instead: with `PYTHONDONTWRITEBYTECODE` and an editable install, every r
 pixgate's modules from source.
 
 `--source DIR` runs the `pixgate` package found in DIR instead (a checkout of another
-revision, e.g. `git archive <rev> pixgate | tar -x -C DIR`), to compare before and after.
+revision, e.g. `git archive <rev> pixgate | tar -x -C DIR`). `--compare DIR` runs both, each
+command's runs taking turns between them, and shows DIR's rows marked "(compared)": on a
+busy machine, the fair way to compare before and after.
 """
 
 from __future__ import annotations
@@ -76,14 +79,33 @@ def imports(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
     return sum(own_times) / 1e6, len(own_times)
 
 
-def environment(options: argparse.Namespace, cache: str) -> dict[str, str]:
+def environment(source: str | None, *, cache: str | None) -> dict[str, str]:
+    """The commands' environment: the package in `source` (None: the one installed), the
+    bytecode cache `cache` (None: the environment's own setting)."""
     env = dict(os.environ)
-    if options.source:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [options.source, env.get("PYTHONPATH")]))
-    if not options.no_bytecode_cache:
+    if source:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [source, env.get("PYTHONPATH")]))
+    if cache is not None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = cache
     return env
+
+
+def medians(argv: list[str], envs: list[dict[str, str]], runs: int) -> list[str]:
+    """The table's cells for `argv` in each environment, their runs taking turns so that a
+    change in the machine's load reaches them all alike."""
+    for env in envs:
+        measure(argv, env)  # warm: compiled modules, the file cache
+    timed = [[measure(argv, env) for env in envs] for _ in range(runs)]
+    loaded = [[imports(argv, env) for env in envs] for _ in range(runs)]
+    cells = []
+    for i in range(len(envs)):
+        wall = statistics.median(row[i][0] for row in timed)
+        cpu = statistics.median(row[i][1] for row in timed)
+        load = statistics.median(row[i][0] for row in loaded)
+        modules = max(row[i][1] for row in loaded)
+        cells.append(f"{wall:>12.2f} s {cpu:>11.2f} s {load:>8.2f} s, {modules:>4} modules")
+    return cells
 
 
 def main() -> None:
@@ -91,25 +113,23 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="runs of each command")
     parser.add_argument("--account", type=int, default=1, help="the account `show` shows")
     parser.add_argument("--source", help="directory holding the pixgate package to run")
+    parser.add_argument("--compare", help="directory holding a pixgate package to compare with")
     parser.add_argument(
         "--no-bytecode-cache",
         action="store_true",
         help="keep the environment's PYTHONDONTWRITEBYTECODE (compile from source each run)",
     )
     options = parser.parse_args()
+    sources = {"": options.source, " (compared)": options.compare}
     with tempfile.TemporaryDirectory(prefix="pixgate-bytecode-") as cache:
-        env = environment(options, cache)
+        bytecode = None if options.no_bytecode_cache else cache
+        labels = [label for label, source in sources.items() if source or not label]
+        envs = [environment(sources[label], cache=bytecode) for label in labels]
         header = ("command", "wall (median)", "CPU (median)", "imports (median)")
-        print("{:<26} {:>14} {:>13} {:>22}".format(*header))
+        print("{:<37} {:>14} {:>13} {:>22}".format(*header))
         for name, argv in commands(options.account).items():
-            measure(argv, env)  # warm: compiled modules, the file cache
-            runs = [measure(argv, env) for _ in range(options.runs)]
-            loads = [imports(argv, env) for _ in range(options.runs)]
-            wall = statistics.median(w for w, _ in runs)
-            cpu = statistics.median(c for _, c in runs)
-            load = statistics.median(seconds for seconds, _ in loads)
-            modules = max(count for _, count in loads)
-            print(f"{name:<26} {wall:>12.2f} s {cpu:>11.2f} s {load:>8.2f} s, {modules:>4} modules")
+            for label, cells in zip(labels, medians(argv, envs, options.runs), strict=True):
+                print(f"{name + label:<37} {cells}")
 
 
 if __name__ == "__main__":

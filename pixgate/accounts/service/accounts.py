@@ -1,7 +1,8 @@
 """Accounts and their means of authentication: credentials and certificates.
 
-The ledger is imported by the one function that posts to it: its public module brings the
-statement's wire models (pydantic), which `pixgate accounts list` and `show` have no use for
+The ledger and the certificates' rules are imported by the functions that use them: the
+ledger's public module brings the statement's wire models (pydantic), the certificates'
+rules cryptography's X.509 parser, which `pixgate accounts list` and `show` have no use for
 and would load on every run.
 """
 
@@ -13,19 +14,21 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pixgate.accounts.queries import accounts as account_rows
 from pixgate.accounts.queries import credentials as credential_rows
 from pixgate.accounts.queries import keys as key_rows
 from pixgate.accounts.queries.accounts import Account
-from pixgate.accounts.rules import certificates
 from pixgate.accounts.rules.clients import AuthMethod
 from pixgate.core import names
 from pixgate.core.documents import is_valid_document, only_document_chars
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
 from pixgate.core.money import InvalidAmount, to_cents
 from pixgate.runtime import Runtime
+
+if TYPE_CHECKING:
+    from pixgate.accounts.rules.certificates import ClientCertificate
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,7 @@ async def create(
     rt: Runtime, *, name: str, document: str | None = None, balance: Decimal | str = "0"
 ) -> NewAccount:
     """An account with one credential and one client certificate, in one transaction."""
+    from pixgate.accounts.rules import certificates
     from pixgate.ledger.public import journal
 
     try:
@@ -119,6 +123,8 @@ async def revoke_credential(rt: Runtime, client_id: str) -> None:
 
 
 async def register_certificate(rt: Runtime, account_id: int, pem: str) -> str:
+    from pixgate.accounts.rules import certificates
+
     try:
         cert = certificates.from_pem(pem)
     except certificates.MalformedCertificate as exc:
@@ -131,6 +137,8 @@ async def register_certificate(rt: Runtime, account_id: int, pem: str) -> str:
 
 
 async def revoke_certificate(rt: Runtime, fingerprint: str) -> str:
+    from pixgate.accounts.rules import certificates
+
     try:
         normalized = certificates.normalize_fingerprint(fingerprint)
     except ValueError as exc:
@@ -193,9 +201,7 @@ async def _add_certificate_credential(conn: Any, account_id: int) -> NewCredenti
     )
 
 
-async def _add_certificate(
-    conn: Any, account_id: int, cert: certificates.ClientCertificate
-) -> None:
+async def _add_certificate(conn: Any, account_id: int, cert: ClientCertificate) -> None:
     added = await credential_rows.insert_certificate(
         conn,
         fingerprint=cert.fingerprint,
