@@ -7,6 +7,8 @@ answer without loading them, and a command loads only what it runs.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import sys
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
@@ -24,6 +26,15 @@ console = Console(markup=False, emoji=False)
 """Prints data as it is: an account's name or a URL holding `[/x]` or `:smile:` is neither
 rich markup (which would fail on it) nor an emoji code (whose table rich would load)."""
 T = TypeVar("T")
+
+
+def exit_without_collecting() -> None:
+    """At exit, after the other exit handlers, move every object left out of the collector's
+    reach: the interpreter's last collections then skip them, and a command ends about a
+    sixth of a second (of CPU) sooner. The memory goes back with the process all the same;
+    only finalizers of objects still in reference cycles do not run, and a command leaves
+    none that matters (its connections and files are closed by then)."""
+    atexit.register(gc.freeze)
 
 
 def database_url(settings: Settings) -> str:

@@ -19,7 +19,15 @@ import typer
 from rich.table import Table
 
 from pixgate.cli import help_format, serving
-from pixgate.cli.common import console, database_url, emit_json, money, run, shown
+from pixgate.cli.common import (
+    console,
+    database_url,
+    emit_json,
+    exit_without_collecting,
+    money,
+    run,
+    shown,
+)
 from pixgate.cli.keys import keys_app
 from pixgate.cli.webhooks import webhooks_app
 
@@ -28,6 +36,7 @@ if TYPE_CHECKING:
     from pixgate.runtime import Runtime
 
 help_format.install()
+exit_without_collecting()
 app = typer.Typer(no_args_is_help=True, help="pixgate: a self-hostable PIX payment gateway.")
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
 accounts_app = typer.Typer(no_args_is_help=True, help="Accounts, balances, limits and fees.")
