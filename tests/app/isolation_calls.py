@@ -114,7 +114,9 @@ async def own_webhook(world: World, response: httpx.Response) -> None:
 
 async def own_webhook_list(world: World, response: httpx.Response) -> None:
     assert response.status_code == 200, response.text
-    assert response.json() == {"accountId": world.b.account_id, "webhooks": [], "total": 0}
+    body = response.json()
+    assert (body["accountId"], body["webhooks"], body["total"]) == (world.b.account_id, [], 0)
+    assert body["enabled"] is True  # the world turns the API on: B sees its own empty list
 
 
 async def own_balance(world: World, response: httpx.Response) -> None:

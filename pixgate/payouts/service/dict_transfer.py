@@ -121,13 +121,13 @@ async def create(
     if existing is not None:
         return _replay(existing, order, pix_key)
 
-    _refuse_at_once(rt, instructions)
     owner = await find_key_owner(rt.db, pix_key)
     if owner is not None:
         if owner.account_id == account_id:
             raise OwnKeyPayment("an account cannot pay its own PIX key")
         if order.ispb_deny and rt.settings.ispb in order.ispb_deny:
             raise IspbDenied(f"the key's institution {rt.settings.ispb} is in ispbDeny")
+        _refuse_at_once(rt, instructions)
         paid = await _pay_in_house(rt, account_id, order, pix_key, key_type, idempotency_key)
         if paid is not None:
             return paid
@@ -137,6 +137,7 @@ async def create(
         raise DictKeyNotFound(f"pixKey {order.pix_key} is not registered in the DICT")
     if order.ispb_deny and holder.ispb in order.ispb_deny:
         raise IspbDenied(f"the key's institution {holder.ispb} is in ispbDeny")
+    _refuse_at_once(rt, instructions)
 
     now = rt.clock.now()
     mismatch = (
@@ -190,8 +191,9 @@ async def create(
 
 
 def _refuse_at_once(rt: Runtime, instructions: Instructions) -> None:
-    """What the settling bank refuses at once, once the request's own checks have passed and
-    it is no repeat (a repeat answers the first transfer, whatever it tells the bank). A key
+    """What the settling bank refuses at once, once the request's own checks have passed (the
+    key is in the DICT, its institution not denied) and it is no repeat (a repeat answers the
+    first transfer, whatever it tells the bank). A key
     the bank refuses is a `pixKey` field error, as the schema's 400 for a malformed key; a
     lack of balance is the route's own answer to any (`DICT_INSUFFICIENT_BALANCE`)."""
     try:
