@@ -40,11 +40,13 @@ def test_no_body_shape_costs_more_than_its_bound(
     certificate = {"X-SSL-Client-Cert": cert_header(account.certificate_pem)}
     json_type = {"Content-Type": "application/json"}
     with serving_process(database_url) as (base, pid), httpx.Client(base_url=base) as client:
-        token = client.post(
+        issued = client.post(
             "/api/auth/token",
             headers=certificate,
             json={"clientId": account.client_id, "clientSecret": account.client_secret},
-        ).json()["access_token"]
+        )
+        assert issued.status_code == 201, issued.text
+        token = issued.json()["access_token"]
         signed_in = {**json_type, **certificate, "Authorization": f"Bearer {token}"}
         for headers in (json_type, signed_in):
             for method, path in ROUTES.items():
