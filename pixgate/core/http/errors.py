@@ -63,8 +63,7 @@ CODES_BY_STATUS = {
     500: "INTERNAL_ERROR",
     503: DatabaseUnavailable.code,
 }
-"""The general envelope's `code` for an error that names none of its own, by HTTP status
-(the client maps answers back to its exception classes with it)."""
+"""The general envelope's `code`, by status, for an error naming none (the client reads it too)."""
 
 
 class Family(StrEnum):
