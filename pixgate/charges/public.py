@@ -2,7 +2,7 @@
 import."""
 
 from pixgate.charges.queries import charges as charges_queries
-from pixgate.charges.routes.cash_in import qr_code_png
+from pixgate.charges.routes.cash_in import cash_in_order, qr_code_png
 from pixgate.charges.schemas.cash_in import CashInPayer, CashInTransaction
 from pixgate.charges.service import cash_in, charge_list
 from pixgate.charges.service import charges as charges_service
@@ -11,6 +11,7 @@ __all__ = [
     "CashInPayer",
     "CashInTransaction",
     "cash_in",
+    "cash_in_order",
     "charge_list",
     "charges_queries",
     "charges_service",

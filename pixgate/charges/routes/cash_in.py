@@ -10,7 +10,12 @@ import segno
 from fastapi import APIRouter
 
 from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
-from pixgate.charges.schemas.cash_in import CashInRequest, CashInResponse
+from pixgate.charges.schemas.cash_in import (
+    CashInPayer,
+    CashInRequest,
+    CashInResponse,
+    CashInTransaction,
+)
 from pixgate.charges.service import cash_in
 from pixgate.core import errors
 from pixgate.core.http.errors import EnvelopeRoute, openapi_responses
@@ -29,6 +34,27 @@ def qr_code_png(pix_code: str) -> bytes:
 def qr_code_image(pix_code: str) -> str:
     """The QR of `qr_code_png` in a PNG data URI."""
     return "data:image/png;base64," + base64.b64encode(qr_code_png(pix_code)).decode("ascii")
+
+
+def cash_in_order(
+    tx: CashInTransaction,
+    payer: CashInPayer,
+    *,
+    additional_info: dict[str, str] | None = None,
+    splits: list[cash_in.SplitOrder] | None = None,
+) -> cash_in.CashInOrder:
+    """The service's order for a validated charge, however it came (the API's body, the
+    dashboard's form): one mapping of the wire fields, so the two cannot differ."""
+    return cash_in.CashInOrder(
+        value=tx.value,
+        description=tx.description,
+        external_id=tx.externalId,
+        expiration_time=tx.expirationTime,
+        payer_name=payer.fullName,
+        payer_document=payer.document,
+        additional_info=additional_info or {},
+        splits=splits or [],
+    )
 
 
 @router.post(
@@ -50,30 +76,23 @@ async def create_cash_in(
     who: Annotated[auth.Principal, granted(Scope.COB_WRITE)],
     instructions: ProviderInstructions,
 ) -> CashInResponse:
-    tx = body.transaction
+    splits = [
+        cash_in.SplitOrder(
+            pix_key=s.pixKey,
+            pix_key_type=s.pixKeyType,
+            name=s.name,
+            document=s.document,
+            type=s.type,
+            value=s.value,
+            immediate=s.immediate,
+        )
+        for s in body.splits
+    ]
     created = await cash_in.create(
         rt,
         who.account_id,
-        cash_in.CashInOrder(
-            value=tx.value,
-            description=tx.description,
-            external_id=tx.externalId,
-            expiration_time=tx.expirationTime,
-            payer_name=body.payer.fullName,
-            payer_document=body.payer.document,
-            additional_info=body.additionalInfo,
-            splits=[
-                cash_in.SplitOrder(
-                    pix_key=s.pixKey,
-                    pix_key_type=s.pixKeyType,
-                    name=s.name,
-                    document=s.document,
-                    type=s.type,
-                    value=s.value,
-                    immediate=s.immediate,
-                )
-                for s in body.splits
-            ],
+        cash_in_order(
+            body.transaction, body.payer, additional_info=body.additionalInfo, splits=splits
         ),
         instructions=instructions,
     )
@@ -85,5 +104,5 @@ async def create_cash_in(
         pix_code=created.pix_code,
         generate_time=iso(created.created_at) or "",
         expiration_date=iso(created.expires_at) or "",
-        qr_code_image=qr_code_image(created.pix_code) if tx.generateQrCode else None,
+        qr_code_image=qr_code_image(created.pix_code) if body.transaction.generateQrCode else None,
     )

@@ -18,6 +18,7 @@ from pixgate.charges.public import (
     CashInPayer,
     CashInTransaction,
     cash_in,
+    cash_in_order,
     charge_list,
     qr_code_png,
 )
@@ -108,18 +109,7 @@ async def create_charge(request: Request, rt: RuntimeDep, posted: SignedInForm) 
         payer = CashInPayer.model_validate(
             {"fullName": values["payerName"], "document": values["payerDocument"]}
         )
-        created = await cash_in.create(
-            rt,
-            signed.account_id,
-            cash_in.CashInOrder(
-                value=tx.value,
-                description=tx.description,
-                external_id=tx.externalId,
-                expiration_time=tx.expirationTime,
-                payer_name=payer.fullName,
-                payer_document=payer.document,
-            ),
-        )
+        created = await cash_in.create(rt, signed.account_id, cash_in_order(tx, payer))
     except ValidationError as exc:
         return _charge_form(request, rt, signed, values, messages.reasons(exc.errors()), 400)
     except (ValidationFailed, DuplicateExternalId, ProviderExpirationBelowMinimum) as exc:
