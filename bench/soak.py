@@ -2,7 +2,7 @@
 is lost, nothing is paid twice, every final state is notified exactly once.
 
     python bench/soak.py [--duration 60] [--clients 16] [--faults api,workers] [--kill-every 5]
-                         [--signal KILL|TERM]
+                         [--signal KILL,TERM]
 
 Runs `pixgate serve --workers 2 --no-worker` and two `pixgate worker` processes on a fresh
 database of the PostgreSQL server, with a webhook receiver (bench/_receiver.py) for every
@@ -20,7 +20,10 @@ the two job workers and starts another. Job leases are short (`--lease`) so that
 worker held come back within the run. With `--signal TERM` the processes are stopped as a
 supervisor stops them instead (SIGTERM to the process group), and the time each takes to exit
 is reported: in-flight requests and running jobs get `PIXGATE_SHUTDOWN_GRACE_S` (5 s here), and
-a process still running after twice that is counted as overrunning, then killed.
+a process still running after twice that is counted as overrunning, then killed. Several
+signals (`--signal KILL,TERM`) and several faults take turns: the faults go through every
+(fault, signal) pair in a shuffled order before any pair comes again, so a run with as many
+faults as pairs has tried each one.
 
 At the end, with the processes up and the load stopped, it waits for the queue to drain, then
 checks: every acknowledged operation reached a final state (lost otherwise); no `externalId`
@@ -123,10 +126,8 @@ class Fleet:
         *,
         api_workers: int,
         job_workers: int,
-        stop_signal: signal.Signals = signal.SIGKILL,
     ) -> None:
         self.deployment = deployment
-        self.stop_signal = stop_signal
         self.exit_seconds: list[float] = []
         self.overran = 0
         self.port = free_port()
@@ -135,7 +136,7 @@ class Fleet:
         self.log = (deployment.workdir / "soak.log").open("ab")
         self.api = self._start_api()
         self.workers = [self._start_worker() for _ in range(job_workers)]
-        self.kills: Counter[str] = Counter()
+        self.kills: Counter[tuple[str, signal.Signals]] = Counter()
 
     def _spawn(self, *args: str) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
@@ -165,12 +166,12 @@ class Fleet:
             time.sleep(0.1)
         raise RuntimeError(f"pixgate serve not ready after {timeout} s")
 
-    def kill_api(self) -> None:
-        self._end(self.api)
-        self.kills["api"] += 1
+    def kill_api(self, how: signal.Signals) -> None:
+        self._end(self.api, how)
+        self.kills["api", how] += 1
         self.api = self._start_api()
 
-    def kill_api_process(self, rng: random.Random) -> None:
+    def kill_api_process(self, rng: random.Random, how: signal.Signals) -> None:
         """One of the API's processes, which uvicorn's supervisor replaces by itself. Right
         after the API was started again its supervisor may not have started them yet (on a
         loaded host, seconds): wait for one rather than skip the fault."""
@@ -186,22 +187,25 @@ class Fleet:
                 time.sleep(0.1)
         if serving:
             with contextlib.suppress(psutil.NoSuchProcess):
-                rng.choice(serving).send_signal(self.stop_signal)
-                self.kills["api-process"] += 1
+                rng.choice(serving).send_signal(how)
+                self.kills["api-process", how] += 1
 
-    def kill_worker(self, rng: random.Random) -> None:
+    def kill_worker(self, rng: random.Random, how: signal.Signals) -> None:
         index = rng.randrange(len(self.workers))
-        self._end(self.workers[index])
-        self.kills["worker"] += 1
+        self._end(self.workers[index], how)
+        self.kills["worker", how] += 1
         self.workers[index] = self._start_worker()
 
-    def _end(self, process: subprocess.Popen[bytes]) -> None:
-        if self.stop_signal == signal.SIGKILL:
+    def killed(self, kind: str) -> int:
+        return sum(n for (k, _), n in self.kills.items() if k == kind)
+
+    def _end(self, process: subprocess.Popen[bytes], how: signal.Signals) -> None:
+        if how == signal.SIGKILL:
             _kill_group(process)
             return
         started = time.monotonic()
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, self.stop_signal)
+            os.killpg(process.pid, how)
         try:
             process.wait(timeout=2 * SHUTDOWN_GRACE_S)
         except subprocess.TimeoutExpired:
@@ -228,18 +232,28 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
 
 
 def inject_faults(
-    fleet: Fleet, kinds: list[str], every: float, stop: threading.Event, seed: int
+    fleet: Fleet,
+    kinds: list[str],
+    signals: list[signal.Signals],
+    every: float,
+    stop: threading.Event,
+    seed: int,
 ) -> None:
-    """At a random moment of every `every` seconds, kill one of `kinds` (and restart it)."""
+    """At a random moment of every `every` seconds, stop one of `kinds` with one of `signals`
+    (and restart it), taking every pair once in a shuffled round before the next round."""
     rng = random.Random(seed)
+    turns: list[tuple[str, signal.Signals]] = []
     while not stop.wait(rng.uniform(0.5, 1.5) * every):
-        kind = rng.choice(kinds)
+        if not turns:
+            turns = [(kind, how) for kind in kinds for how in signals]
+            rng.shuffle(turns)
+        kind, how = turns.pop()
         if kind == "api":
-            fleet.kill_api()
+            fleet.kill_api(how)
         elif kind == "api-process":
-            fleet.kill_api_process(rng)
+            fleet.kill_api_process(rng, how)
         else:
-            fleet.kill_worker(rng)
+            fleet.kill_worker(rng, how)
 
 
 # --- the clients -----------------------------------------------------------------------------
@@ -595,7 +609,9 @@ def main() -> int:
     )
     parser.add_argument("--kill-every", type=float, default=5.0, help="seconds between kills")
     parser.add_argument(
-        "--signal", choices=["KILL", "TERM"], default="KILL", help="how the faults stop a process"
+        "--signal",
+        default="KILL",
+        help="how the faults stop a process: KILL, TERM or both (KILL,TERM), taking turns",
     )
     parser.add_argument("--lease", type=float, default=5.0, help="job lease, seconds")
     parser.add_argument("--seed", type=int, default=int(time.time()))
@@ -603,6 +619,10 @@ def main() -> int:
     faults = [f for f in args.faults.split(",") if f]
     if set(faults) - {"api", "api-process", "workers"}:
         parser.error("--faults takes api, api-process and/or workers")
+    names = [n for n in args.signal.split(",") if n]
+    if not names or set(names) - {"KILL", "TERM"}:
+        parser.error("--signal takes KILL, TERM or KILL,TERM")
+    signals = [signal.Signals[f"SIG{name}"] for name in names]
     print(machine_summary(args.server))
     print(f"seed {args.seed}; faults: {', '.join(faults) or 'none'} by SIG{args.signal}")
 
@@ -649,13 +669,13 @@ def main() -> int:
             deployment,
             api_workers=2,
             job_workers=2,
-            stop_signal=signal.Signals[f"SIG{args.signal}"],
         )
         fleet.wait_ready()
         team = [(int(a["accountId"]), credentials(fleet.base, a)) for a in accounts]
         stop = threading.Event()
         killer = threading.Thread(
-            target=inject_faults, args=(fleet, faults, args.kill_every, stop, args.seed)
+            target=inject_faults,
+            args=(fleet, faults, signals, args.kill_every, stop, args.seed),
         )
         if faults:
             killer.start()
@@ -684,7 +704,7 @@ def main() -> int:
             [PIXGATE, "ledger", "verify"], env=deployment.env, capture_output=True, text=True
         )
         problems["ledger verify failed"] = int(verified.returncode != 0)
-        if fleet is not None and fleet.stop_signal == signal.SIGTERM:
+        if signal.SIGTERM in signals:
             problems["exit after SIGTERM overran 2 x grace"] = fleet.overran
         if verified.returncode != 0:
             print(verified.stdout, verified.stderr)
@@ -700,13 +720,18 @@ def main() -> int:
         f"{tally.unanswered} given up"
     )
     print(
-        f"faults: {fleet.kills['api'] if fleet else 0} API kills, "
-        f"{fleet.kills['api-process'] if fleet else 0} API process kills, "
-        f"{fleet.kills['worker'] if fleet else 0} worker kills; "
+        f"faults: {fleet.killed('api') if fleet else 0} API kills, "
+        f"{fleet.killed('api-process') if fleet else 0} API process kills, "
+        f"{fleet.killed('worker') if fleet else 0} worker kills; "
         f"{len(arrivals)} webhook arrivals, {len({a['id'] for a in arrivals})} distinct "
         f"webhook-ids; "
         f"left after drain: {left[0]} jobs, {left[1]} pending deliveries"
     )
+    if fleet is not None and len(signals) > 1:
+        pairs = ", ".join(
+            f"{kind} by {how.name}: {n}" for (kind, how), n in sorted(fleet.kills.items())
+        )
+        print(f"faults by signal: {pairs}")
     if fleet is not None and fleet.exit_seconds:
         print(
             f"exits after SIGTERM: {len(fleet.exit_seconds)}, "
