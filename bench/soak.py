@@ -166,35 +166,39 @@ class Fleet:
             time.sleep(0.1)
         raise RuntimeError(f"pixgate serve not ready after {timeout} s")
 
-    def kill_api(self, how: signal.Signals) -> None:
+    def kill_api(self, how: signal.Signals) -> bool:
         self._end(self.api, how)
         self.kills["api", how] += 1
         self.api = self._start_api()
+        return True
 
-    def kill_api_process(self, rng: random.Random, how: signal.Signals) -> None:
-        """One of the API's processes, which uvicorn's supervisor replaces by itself. Right
-        after the API was started again its supervisor may not have started them yet (on a
-        loaded host, seconds): wait for one rather than skip the fault."""
-        serving: list[psutil.Process] = []
+    def kill_api_process(self, rng: random.Random, how: signal.Signals) -> bool:
+        """One of the API's processes, which uvicorn's supervisor replaces by itself; False
+        when none could be stopped. Right after the API was started again, or while the
+        supervisor replaces a process that just ended, there may be none yet (on a loaded
+        host, seconds): wait for one rather than skip the fault."""
         deadline = time.monotonic() + 15
-        while not serving and time.monotonic() < deadline:
-            try:
-                children = psutil.Process(self.api.pid).children()
-                serving = [c for c in children if "resource_tracker" not in " ".join(c.cmdline())]
-            except psutil.NoSuchProcess:
-                return
-            if not serving:
-                time.sleep(0.1)
-        if serving:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                rng.choice(serving).send_signal(how)
-                self.kills["api-process", how] += 1
+        while time.monotonic() < deadline:
+            with contextlib.suppress(psutil.NoSuchProcess):  # a zombie included
+                serving = [
+                    child
+                    for child in psutil.Process(self.api.pid).children()
+                    if child.status() != psutil.STATUS_ZOMBIE
+                    and "resource_tracker" not in " ".join(child.cmdline())
+                ]
+                if serving:
+                    rng.choice(serving).send_signal(how)
+                    self.kills["api-process", how] += 1
+                    return True
+            time.sleep(0.1)
+        return False
 
-    def kill_worker(self, rng: random.Random, how: signal.Signals) -> None:
+    def kill_worker(self, rng: random.Random, how: signal.Signals) -> bool:
         index = rng.randrange(len(self.workers))
         self._end(self.workers[index], how)
         self.kills["worker", how] += 1
         self.workers[index] = self._start_worker()
+        return True
 
     def killed(self, kind: str) -> int:
         return sum(n for (k, _), n in self.kills.items() if k == kind)
@@ -240,20 +244,23 @@ def inject_faults(
     seed: int,
 ) -> None:
     """At a random moment of every `every` seconds, stop one of `kinds` with one of `signals`
-    (and restart it), taking every pair once in a shuffled round before the next round."""
+    (and restart it), taking every pair once in a shuffled round before the next round. A
+    pair that found nothing to stop stays first in line, so a round is never cut short."""
     rng = random.Random(seed)
     turns: list[tuple[str, signal.Signals]] = []
     while not stop.wait(rng.uniform(0.5, 1.5) * every):
         if not turns:
             turns = [(kind, how) for kind in kinds for how in signals]
             rng.shuffle(turns)
-        kind, how = turns.pop()
+        kind, how = turns[-1]
         if kind == "api":
-            fleet.kill_api(how)
+            happened = fleet.kill_api(how)
         elif kind == "api-process":
-            fleet.kill_api_process(rng, how)
+            happened = fleet.kill_api_process(rng, how)
         else:
-            fleet.kill_worker(rng, how)
+            happened = fleet.kill_worker(rng, how)
+        if happened:
+            turns.pop()
 
 
 # --- the clients -----------------------------------------------------------------------------
