@@ -162,7 +162,16 @@ async def test_creditor_document_of_someone_else_ends_in_error_without_debit(
     assert events == 1
 
 
-@pytest.mark.parametrize("key", [None, "not-a-uuid", str(uuid.uuid1()), uuid.uuid4().hex])
+@pytest.mark.parametrize(
+    "key",
+    [
+        None,
+        "not-a-uuid",
+        "c232ab00-9414-11ec-b3c8-9f6bdeced846",
+        "9f2d6c1e0b7a4e3f8d5c2b1a0f9e8d7c",
+    ],
+    ids=["missing", "not-a-uuid", "uuid1", "uuid4-hex"],
+)
 async def test_idempotency_key_missing_or_not_uuid_v4_is_400(
     rt: Runtime, client: httpx.AsyncClient, payer: dict[str, str], key: str | None
 ) -> None:
