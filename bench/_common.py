@@ -213,11 +213,14 @@ class Deployment:
         if self.database_url is not None:
             self.cli("db", "upgrade")
 
-    def account(self, *, balance: str = "100000000") -> dict[str, Any]:
-        """An account with a big sandbox balance and limits out of the way."""
+    def account(self, *, balance: str = "100000000", raised_limits: bool = True) -> dict[str, Any]:
+        """An account with a big sandbox balance, and its limits out of the way unless
+        `raised_limits` is False (then the gateway's defaults apply, as to a new account)."""
         created: dict[str, Any] = json.loads(
             self.cli("accounts", "create", "--name", "Bench Ltda", "--balance", balance, "--json")
         )
+        if not raised_limits:
+            return created
         self.cli(
             "accounts",
             "update",
@@ -519,10 +522,39 @@ def _last_json(text: str) -> dict[str, Any] | None:
     return None
 
 
-def pgbench_tps(server: str, *, scale: int, clients: int, threads: int, duration: float) -> float:
-    """TPC-B-like pgbench on a throw-away database of the same server: the commit-rate ceiling."""
+@dataclass(frozen=True)
+class Pgbench:
+    """A pgbench TPC-B-like run: transactions per second and per-transaction latency."""
+
+    clients: int
+    tps: float
+    p50_ms: float
+    p99_ms: float
+
+
+HOT_ROW = "UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;\n"
+"""A pgbench script: every client updates the same row, the ceiling of one hot row."""
+
+
+def pgbench(
+    server: str,
+    *,
+    scale: int,
+    clients: int,
+    threads: int,
+    duration: float,
+    script: str | None = None,
+) -> Pgbench:
+    """TPC-B-like pgbench (or `script`) on a throw-away database of the same server: the
+    commit-rate ceiling, and (from its per-transaction log) the latency of one transaction at
+    this many clients."""
     binary = shutil.which("pgbench") or "/usr/lib/postgresql/15/bin/pgbench"
     url = create_database(server, prefix="pixgate_pgbench")
+    logs = Path(tempfile.mkdtemp(prefix="pixgate-pgbench-"))
+    custom: list[str] = []
+    if script is not None:
+        (logs / "script.sql").write_text(script)
+        custom = ["-n", "-f", str(logs / "script.sql")]
     try:
         subprocess.run(
             [binary, "-i", "-q", "-s", str(scale), url],
@@ -533,12 +565,10 @@ def pgbench_tps(server: str, *, scale: int, clients: int, threads: int, duration
         done = subprocess.run(
             [
                 binary,
-                "-c",
-                str(clients),
-                "-j",
-                str(threads),
-                "-T",
-                str(max(1, round(duration))),
+                *("-c", str(clients), "-j", str(min(threads, clients))),
+                *("-T", str(max(1, round(duration)))),
+                *("-l", "--log-prefix", str(logs / "tx")),
+                *custom,
                 url,
             ],
             check=True,
@@ -546,12 +576,24 @@ def pgbench_tps(server: str, *, scale: int, clients: int, threads: int, duration
             text=True,
             timeout=duration + 300,
         )
+        # Each line: client, transaction number, latency in microseconds, ...
+        latencies = sorted(
+            int(line.split()[2]) / 1000
+            for log in logs.glob("tx.*")
+            for line in log.read_text().splitlines()
+        )
     finally:
         drop_database(server, url)
+        shutil.rmtree(logs, ignore_errors=True)
     match = re.search(r"tps = ([\d.]+)", done.stdout)
-    if match is None:
-        raise RuntimeError(f"pgbench output without tps: {done.stdout}")
-    return float(match.group(1))
+    if match is None or not latencies:
+        raise RuntimeError(f"pgbench output without tps or log: {done.stdout}")
+    return Pgbench(
+        clients=clients,
+        tps=float(match.group(1)),
+        p50_ms=latencies[len(latencies) // 2],
+        p99_ms=latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
+    )
 
 
 # --- who used the CPU ------------------------------------------------------------------------
