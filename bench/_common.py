@@ -562,6 +562,7 @@ def pgbench(
             capture_output=True,
             timeout=600,
         )
+        asyncio.run(query(url, "CHECKPOINT"))  # the load's writes start from a clean slate
         done = subprocess.run(
             [
                 binary,
