@@ -19,18 +19,15 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 
 def alembic_config(database_url: str) -> Config:
+    """The migrations' configuration; env.py connects with asyncpg to `database_url` as the
+    gateway does, so any URL the gateway takes (several hosts, `target_session_attrs`) works,
+    where SQLAlchemy's URL parser takes one host only."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     # versions/ keeps its history in folders of ten revisions (0001_0010/, 0011_0020/, ...)
     config.set_main_option("recursive_version_locations", "true")
-    config.set_main_option("sqlalchemy.url", sqlalchemy_url(database_url))
+    config.attributes["database_url"] = database_url
     return config
-
-
-def sqlalchemy_url(database_url: str) -> str:
-    """Alembic goes through SQLAlchemy's asyncpg dialect; the request path never does."""
-    _, rest = database_url.split("://", 1)
-    return f"postgresql+asyncpg://{rest}".replace("%", "%%")
 
 
 def upgrade(database_url: str, revision: str = "head") -> None:

@@ -1,13 +1,15 @@
-"""Alembic environment: online migrations only, through SQLAlchemy's asyncpg dialect."""
+"""Alembic environment: online migrations only, through SQLAlchemy's asyncpg dialect on a
+connection asyncpg opens from the gateway's own URL (`migrate.alembic_config`)."""
 
 from __future__ import annotations
 
 import asyncio
 
+import asyncpg
 from alembic import context
 from sqlalchemy import pool
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import async_engine_from_config
+from sqlalchemy.ext.asyncio import create_async_engine
 
 config = context.config
 
@@ -21,10 +23,11 @@ def _run(connection: Connection) -> None:
 
 
 async def _main() -> None:
-    engine = async_engine_from_config(
-        config.get_section(config.config_ini_section, {}),
-        prefix="sqlalchemy.",
+    url = config.attributes["database_url"]
+    engine = create_async_engine(
+        "postgresql+asyncpg://",
         poolclass=pool.NullPool,
+        async_creator=lambda: asyncpg.connect(url),
     )
     async with engine.connect() as connection:
         await connection.run_sync(_run)
