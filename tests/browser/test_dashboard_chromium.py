@@ -39,6 +39,11 @@ from tests.processes import PIXGATE, running
 from tests.webhooks.receiver import Receiver
 
 CHROMIUM = "/usr/bin/chromium"
+LOADED_WIDTH = """image => image.complete ? image.naturalWidth : new Promise(done => {
+    image.onload = image.onerror = () => done(image.naturalWidth);
+})"""
+"""An image's width once it has loaded (0 if it failed): visible is not yet loaded, and the QR
+code is a request of its own, slower when the machine is busy."""
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -316,7 +321,7 @@ async def test_dashboard_journey(
     assert code.startswith("000201") and "br.gov.bcb.pix" in code
     qr = page.get_by_role("img", name=re.compile("QR code"))
     await expect(qr).to_be_visible()
-    assert await qr.evaluate("image => image.complete && image.naturalWidth > 100")
+    assert await qr.evaluate(LOADED_WIDTH) > 100
     source = await qr.get_attribute("src")
     assert source is not None and source.startswith("/dashboard/charges/")
     await context.grant_permissions(["clipboard-read", "clipboard-write"], origin=gateway)
