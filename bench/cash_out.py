@@ -236,8 +236,11 @@ def measure(args: argparse.Namespace, setup: Setup) -> Run:
     )
 
 
-def tpc_b(args: argparse.Namespace, clients: int = 64) -> Pgbench:
-    return pgbench(args.server, scale=10, clients=clients, threads=2, duration=args.duration)
+def tpc_b(args: argparse.Namespace, clients: int = 64, script: str | None = None) -> Pgbench:
+    """pgbench at scale 10 for --duration: TPC-B-like, or `script`."""
+    return pgbench(
+        args.server, scale=10, clients=clients, threads=2, duration=args.duration, script=script
+    )
 
 
 def shipped_setups(args: argparse.Namespace) -> list[Setup]:
@@ -361,16 +364,16 @@ def main() -> int:
     before = tpc_b(args)
     shipped = [measure(args, setup) for setup in shipped_setups(args)]
     after = tpc_b(args)
-    hot_row = pgbench(
-        args.server, scale=10, clients=64, threads=2, duration=args.duration, script=HOT_ROW
-    )
+    hot_row = tpc_b(args, script=HOT_ROW)
     judged = shipped[0]
     costs = compare_harnesses(args)
     others = [c for c in LATENCY_CONNECTIONS if c != args.connections]
     by_connections = {args.connections: judged} | {
         c: measure(args, Setup(f"as shipped, {c} connection(s)", connections=c)) for c in others
     }
-    pgbench_latency = {c: after if c == 64 else tpc_b(args, clients=c) for c in LATENCY_CONNECTIONS}
+    pgbench_latency = {
+        c: after if c == after.clients else tpc_b(args, clients=c) for c in LATENCY_CONNECTIONS
+    }
     runs = (
         shipped
         + [run for rounds in costs.values() for run in rounds]

@@ -166,11 +166,10 @@ class Fleet:
             time.sleep(0.1)
         raise RuntimeError(f"pixgate serve not ready after {timeout} s")
 
-    def kill_api(self, how: signal.Signals) -> bool:
+    def kill_api(self, how: signal.Signals) -> None:
         self._end(self.api, how)
         self.kills["api", how] += 1
         self.api = self._start_api()
-        return True
 
     def kill_api_process(self, rng: random.Random, how: signal.Signals) -> bool:
         """One of the API's processes, which uvicorn's supervisor replaces by itself; False
@@ -193,12 +192,11 @@ class Fleet:
             time.sleep(0.1)
         return False
 
-    def kill_worker(self, rng: random.Random, how: signal.Signals) -> bool:
+    def kill_worker(self, rng: random.Random, how: signal.Signals) -> None:
         index = rng.randrange(len(self.workers))
         self._end(self.workers[index], how)
         self.kills["worker", how] += 1
         self.workers[index] = self._start_worker()
-        return True
 
     def killed(self, kind: str) -> int:
         return sum(n for (k, _), n in self.kills.items() if k == kind)
@@ -254,13 +252,13 @@ def inject_faults(
             rng.shuffle(turns)
         kind, how = turns[-1]
         if kind == "api":
-            happened = fleet.kill_api(how)
+            fleet.kill_api(how)
         elif kind == "api-process":
-            happened = fleet.kill_api_process(rng, how)
+            if not fleet.kill_api_process(rng, how):
+                continue
         else:
-            happened = fleet.kill_worker(rng, how)
-        if happened:
-            turns.pop()
+            fleet.kill_worker(rng, how)
+        turns.pop()
 
 
 # --- the clients -----------------------------------------------------------------------------
