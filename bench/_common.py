@@ -476,10 +476,11 @@ def wrk(
     """Run wrk with one of bench/*.lua, which prints a JSON summary on its last line."""
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed: apt-get install -y wrk")
+    threads = min(threads, connections)  # wrk needs a connection per thread: keep the count
     command = [
         "wrk",
         f"-t{threads}",
-        f"-c{max(connections, threads)}",
+        f"-c{connections}",
         f"-d{max(1, round(duration))}s",
         "--timeout",
         "10s",
@@ -597,6 +598,19 @@ def pgbench(
     )
 
 
+def wait_for_jobs(url: str, timeout: float = 180.0, poll: float = 0.5) -> None:
+    """Settlement runs after the response: let the workers finish before counting. Jobs due
+    later (a charge's expiry) do not count."""
+    due = "SELECT count(*) FROM jobs WHERE status IN ('queued', 'running') AND run_at <= now()"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        rows = asyncio.run(query(url, due))
+        if rows[0][0] == 0:
+            return
+        time.sleep(poll)
+    print(f"warning: jobs still pending after {timeout:.0f} s")
+
+
 # --- who used the CPU ------------------------------------------------------------------------
 
 
@@ -630,7 +644,7 @@ class CpuMeter:
         self.share = CpuShare(0.0, 0.0, 0.0)
 
     def __enter__(self) -> CpuMeter:
-        self._postgres = _postgres_seconds()
+        self._postgres = postgres_seconds()
         self._start = (time.monotonic(), self.gateway.cpu_seconds(), _children_seconds())
         self._jobs = self.gateway.job_cpu_seconds()
         return self
@@ -638,7 +652,7 @@ class CpuMeter:
     def __exit__(self, *_: object) -> None:
         wall, api, load = self._start
         elapsed = time.monotonic() - wall
-        postgres = _postgres_seconds()
+        postgres = postgres_seconds()
         used = sum(seconds - self._postgres.get(pid, 0.0) for pid, seconds in postgres.items())
         self.share = CpuShare(
             api=(self.gateway.cpu_seconds() - api) / elapsed,
@@ -648,7 +662,7 @@ class CpuMeter:
         )
 
 
-def _postgres_seconds() -> dict[int, float]:
+def postgres_seconds() -> dict[int, float]:
     """CPU seconds per live postgres process (a process that started meanwhile counts whole)."""
     seconds = {}
     for process in psutil.process_iter(["name", "cpu_times"]):

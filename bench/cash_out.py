@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -57,6 +56,7 @@ from _common import (
     running,
     table,
     verdict,
+    wait_for_jobs,
     warmup_seconds,
     wrk,
     wrk_auth_env,
@@ -149,19 +149,6 @@ class Run:
     @property
     def once_ok(self) -> bool:
         return self.ledger_ok and all(v == 0 for k, v in self.checks.items() if k != "transactions")
-
-
-def wait_for_jobs(url: str, timeout: float = 180.0) -> None:
-    """Settlement runs after the response: let the workers finish before counting."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        rows = asyncio.run(
-            query(url, "SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')")
-        )
-        if rows[0][0] == 0:
-            return
-        time.sleep(0.5)
-    print(f"warning: jobs still pending after {timeout:.0f} s")
 
 
 @dataclass(frozen=True)
