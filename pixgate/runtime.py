@@ -123,6 +123,8 @@ async def build_runtime(settings: Settings, database_url: str) -> AsyncIterator[
         min_size=settings.db_pool_min,
         max_size=settings.db_pool_max,
         connect_timeout=settings.db_connect_timeout_s,
+        behind_pooler=settings.db_pooler == "transaction",
+        direct_dsn=settings.direct_database_url,
     )
     try:
         signer, hash_key, location_pem, dashboard_key = await load_keys(db, settings)

@@ -157,7 +157,8 @@ def worker(
 
 @db_app.command("upgrade")
 def db_upgrade(revision: Annotated[str, typer.Argument()] = "head") -> None:
-    """Apply the database migrations."""
+    """Apply the database migrations (to PIXGATE_DIRECT_DATABASE_URL when set: PostgreSQL
+    itself, not a pooler)."""
     import asyncio
 
     from pixgate.core.db import embedded, migrate
@@ -165,7 +166,7 @@ def db_upgrade(revision: Annotated[str, typer.Argument()] = "head") -> None:
     from pixgate.runtime import resolve_database_url
 
     settings = Settings()
-    url = resolve_database_url(settings)
+    url = settings.direct_database_url or resolve_database_url(settings)
     if settings.database_url is None:
         asyncio.run(embedded.ensure_database(url))
     migrate.upgrade(url, revision)

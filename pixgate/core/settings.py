@@ -27,6 +27,16 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("./pixgate-data"), description="embedded default's home")
     db_pool_min: int = Field(default=2, ge=1)
     db_pool_max: int = Field(default=20, ge=1)
+    db_pooler: Literal["none", "transaction"] = Field(
+        default="none",
+        description="'transaction': database_url is a pooler in transaction mode (PgBouncer), "
+        "so no prepared statement is kept past its transaction",
+    )
+    direct_database_url: str | None = Field(
+        default=None,
+        description="PostgreSQL itself, not through the pooler: the workers' LISTEN and "
+        "`pixgate db upgrade`; unset behind a transaction pooler: workers poll each second",
+    )
     db_connect_timeout_s: float = Field(
         default=5.0,
         gt=0,

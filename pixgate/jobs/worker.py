@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 import structlog
 from prometheus_client import Counter, Histogram
 
-from pixgate.core.db.pool import lost
 from pixgate.core.errors import DatabaseUnavailable
 from pixgate.jobs import queue as job_rows
 from pixgate.jobs.queue import DELIVER_WEBHOOK
@@ -201,8 +200,8 @@ class Worker:
     async def _serve(self, inflight: set[asyncio.Task[None]]) -> None:
         """The loop on one listening connection: until stopped, or until that connection is
         lost (the caller then takes another)."""
-        async with self.rt.db.listening(job_rows.CHANNEL, self._on_notify) as listener:
-            while not self._stopping.is_set() and not lost(listener):
+        async with self.rt.db.listening(job_rows.CHANNEL, self._on_notify) as listening:
+            while not self._stopping.is_set() and listening():
                 self._wake.clear()
                 free = self.concurrency - len(inflight)
                 next_at = None

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Hashable, Iterator
-from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
+from collections.abc import AsyncIterator, Callable, Hashable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeAlias
 
 import asyncpg
 import orjson
@@ -158,31 +159,50 @@ _MAYBE_GONE = (asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError)
 class Database:
     """Owns the pool; `begin()` is the unit of work every service function opens once."""
 
-    def __init__(self, pool: Pool) -> None:
+    def __init__(self, pool: Pool, listen_to: Listening | None = None) -> None:
         self.pool = pool
         self._queues = RowQueues()
         self._batchers: dict[Statement[Any, Any], Batcher[Any, Any]] = {}
         self.notifier = Notifier(pool)
+        self._listen_to = listen_to or PoolListening()
 
     @classmethod
     async def connect(
-        cls, dsn: str, *, min_size: int = 2, max_size: int = 20, connect_timeout: float = 5.0
+        cls,
+        dsn: str,
+        *,
+        min_size: int = 2,
+        max_size: int = 20,
+        connect_timeout: float = 5.0,
+        behind_pooler: bool = False,
+        direct_dsn: str | None = None,
     ) -> Database:
         """The pool; a connection it cannot make within `connect_timeout` raises TimeoutError
-        (one of UNAVAILABLE), so no caller waits for an unreachable server longer than that."""
+        (one of UNAVAILABLE), so no caller waits for an unreachable server longer than that.
+
+        `behind_pooler`: `dsn` is a pooler in transaction mode (PgBouncer), which gives each
+        transaction whichever server connection is free, so a statement prepared in one
+        transaction may be missing in the next: no statement is kept (asyncpg then prepares
+        each one unnamed, in the same exchange as its execution). LISTEN needs a session of
+        its own too: it goes to `direct_dsn`, PostgreSQL itself, or, without one, is not
+        used (the workers poll)."""
         pool = await asyncpg.create_pool(
             dsn,
             min_size=min_size,
             max_size=max_size,
             connect=_connect,
             init=_init_connection,
-            statement_cache_size=512,
+            statement_cache_size=0 if behind_pooler else 512,
             reset=_keep_session,
             timeout=connect_timeout,
             connection_class=_Connection,
         )
         assert pool is not None
-        return cls(pool)
+        if direct_dsn is not None:
+            listen_to: Listening = DirectListening(direct_dsn, connect_timeout)
+        else:
+            listen_to = NoListening() if behind_pooler else PoolListening()
+        return cls(pool, listen_to)
 
     @asynccontextmanager
     async def begin(self) -> AsyncIterator[Connection]:
@@ -241,21 +261,12 @@ class Database:
                 finally:
                     self._wake(conn)
 
-    @asynccontextmanager
-    async def listening(self, channel: str, callback: Any) -> AsyncIterator[Connection]:
-        """A connection of its own that LISTENs on `channel` while the block runs (the job
-        worker's wake-ups); given back to the pool after."""
-        with _translated():
-            listener = await self.pool.acquire()
-        try:
-            with _translated():
-                await listener.add_listener(channel, callback)
-            yield listener
-        finally:
-            with contextlib.suppress(Exception):
-                await listener.remove_listener(channel, callback)
-            with contextlib.suppress(Exception):
-                await self.pool.release(listener)
+    def listening(
+        self, channel: str, callback: Any
+    ) -> AbstractAsyncContextManager[Callable[[], bool]]:
+        """LISTEN on `channel` while the block runs (the job worker's wake-ups); the block
+        gets a function that tells whether the listening session is still there."""
+        return self._listen_to.listening(self.pool, channel, callback)
 
     def _wake(self, conn: Connection) -> None:
         channels = take_requests(conn)
@@ -269,3 +280,65 @@ class Database:
     async def close(self) -> None:
         await self.notifier.close()
         await self.pool.close()
+
+
+class Listening(Protocol):
+    """Where a LISTEN goes."""
+
+    def listening(
+        self, pool: Pool, channel: str, callback: Any
+    ) -> AbstractAsyncContextManager[Callable[[], bool]]: ...
+
+
+class PoolListening:
+    """On one of the pool's connections, given back after: PostgreSQL is behind the pool."""
+
+    @asynccontextmanager
+    async def listening(
+        self, pool: Pool, channel: str, callback: Any
+    ) -> AsyncIterator[Callable[[], bool]]:
+        with _translated():
+            listener = await pool.acquire()
+        try:
+            with _translated():
+                await listener.add_listener(channel, callback)
+            yield lambda: not lost(listener)
+        finally:
+            with contextlib.suppress(Exception):
+                await listener.remove_listener(channel, callback)
+            with contextlib.suppress(Exception):
+                await pool.release(listener)
+
+
+@dataclass(frozen=True, slots=True)
+class DirectListening:
+    """On a connection of its own to PostgreSQL itself, past a transaction pooler (which
+    would give the LISTEN's server connection to other clients between transactions)."""
+
+    dsn: str
+    connect_timeout: float
+
+    @asynccontextmanager
+    async def listening(
+        self, pool: Pool, channel: str, callback: Any
+    ) -> AsyncIterator[Callable[[], bool]]:
+        with _translated():
+            listener = await _connect(self.dsn, timeout=self.connect_timeout)
+        try:
+            with _translated():
+                await listener.add_listener(channel, callback)
+            yield lambda: not listener.is_closed()
+        finally:
+            with contextlib.suppress(Exception):
+                await listener.close(timeout=self.connect_timeout)
+
+
+class NoListening:
+    """Behind a transaction pooler with no direct URL: no LISTEN; the worker's poll (and the
+    wake-ups of its own process's commits) finds the jobs."""
+
+    @asynccontextmanager
+    async def listening(
+        self, pool: Pool, channel: str, callback: Any
+    ) -> AsyncIterator[Callable[[], bool]]:
+        yield lambda: True
