@@ -600,8 +600,12 @@ def pgbench(
 
 def wait_for_jobs(url: str, timeout: float = 180.0, poll: float = 0.5) -> None:
     """Settlement runs after the response: let the workers finish before counting. Jobs due
-    later (a charge's expiry) do not count."""
-    due = "SELECT count(*) FROM jobs WHERE status IN ('queued', 'running') AND run_at <= now()"
+    more than a minute from now (a charge's expiry) do not count; a settlement queued with
+    the sandbox's delay does."""
+    due = (
+        "SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')"
+        " AND run_at <= now() + interval '1 minute'"
+    )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         rows = asyncio.run(query(url, due))

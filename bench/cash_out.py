@@ -9,8 +9,10 @@ gateway, what each shortcut of a tuned harness is worth, and the exactly-once ch
    POST /api/pix/cash-out at 64 connections against `pixgate serve` on a fresh server
    database with 1 and 2 API processes (`--workers 2`), with one API process and the jobs
    in `--job-workers` separate `pixgate worker` processes, against the embedded default (no
-   PIXGATE_DATABASE_URL, PIXGATE_DATA_DIR in a temp dir), and with the whole load on a
-   single account. Each configuration gets a fresh database, `--accounts` accounts (10, like
+   PIXGATE_DATABASE_URL, PIXGATE_DATA_DIR in a temp dir), through PgBouncer in transaction
+   mode (Debian's, when installed; as many server connections as the API process's pool, so
+   that the difference is the pooler's own cost), and with the whole load on a single
+   account. Each configuration gets a fresh database, `--accounts` accounts (10, like
    TPC-B's 10 branches; requests use their tokens in turn), a warm-up, then the measurement.
    Throughput is what the gateway sustains: cash-outs accepted per second, and settled per
    second over the same window (a 201 that is settled later is a backlog, not throughput);
@@ -34,12 +36,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.pgbouncer
 
 from _common import (
     HOT_ROW,
@@ -63,6 +68,9 @@ from _common import (
 )
 
 from pixgate.core.settings import Settings
+from tests.pgbouncer import MISSING as PGBOUNCER_MISSING
+from tests.pgbouncer import installed as pgbouncer_installed
+from tests.pgbouncer import pgbouncer
 
 THROUGHPUT_TARGET = 0.6  # x pgbench TPC-B TPS, as a user runs the gateway
 EMBEDDED_TARGET = 0.9  # x the server, one API process
@@ -162,6 +170,28 @@ class Setup:
     job_workers: int = 0
     embedded: bool = False
     connections: int | None = None  # None: --connections
+    pooler: bool = False  # through PgBouncer in transaction mode
+
+
+POOLER_CONNECTIONS = 20
+"""PgBouncer's server connections: as many as the API process's pool, so that the run
+measures the pooler's own cost (a hop, each statement prepared again), not fewer backends."""
+
+
+@contextlib.contextmanager
+def through_pooler(setup: Setup, server: str, deployment: Deployment) -> Iterator[None]:
+    """For a `pooler` setup, PgBouncer between the gateway and the server for the block."""
+    if not setup.pooler:
+        yield
+        return
+    assert deployment.database_url is not None
+    with pgbouncer(server, pool=POOLER_CONNECTIONS) as bouncer:
+        deployment.env |= {
+            "PIXGATE_DATABASE_URL": bouncer.url(deployment.database_url),
+            "PIXGATE_DB_POOLER": "transaction",
+            "PIXGATE_DIRECT_DATABASE_URL": deployment.database_url,
+        }
+        yield
 
 
 def measure(args: argparse.Namespace, setup: Setup) -> Run:
@@ -173,45 +203,53 @@ def measure(args: argparse.Namespace, setup: Setup) -> Run:
     )
     connections = setup.connections or args.connections
     try:
-        deployment.upgrade()
-        created = [
-            deployment.account(raised_limits=harness.raised_limits) for _ in range(setup.accounts)
-        ]
-        with running(deployment, workers=setup.workers, job_workers=setup.job_workers) as gateway:
-            creds = [credentials(gateway.base, account) for account in created]
-            env = wrk_auth_env(creds) | {"BENCH_MODE": "cash-out"}
-            url = gateway.base + "/api/pix/cash-out"
-            load = {"connections": connections, "threads": harness.wrk_threads}
-            wrk(
-                url,
-                "wrk.lua",
-                duration=warmup_seconds(args),
-                env=env | {"BENCH_RUN": "warmup"},
-                **load,
-            )
-            sql_url = deployment.sql_url()
-            asyncio.run(query(sql_url, "CHECKPOINT"))  # no run pays for an earlier one's writes
-            settled_before = asyncio.run(query(sql_url, SETTLED))[0][0]
-            with CpuMeter(gateway) as meter:
-                result = wrk(
-                    url,
-                    "wrk.lua",
-                    duration=args.duration,
-                    env=env | {"BENCH_RUN": "measure"},
-                    **load,
-                )
-            settled = asyncio.run(query(sql_url, SETTLED))[0][0] - settled_before
-            unsettled = asyncio.run(query(sql_url, UNSETTLED))[0][0]
-            wait_for_jobs(sql_url)
-            checks = {name: asyncio.run(query(sql_url, sql))[0][0] for name, sql in CHECKS.items()}
-            try:
-                deployment.cli("ledger", "verify")
-                ledger_ok = True
-            except RuntimeError as exc:
-                print(exc)
-                ledger_ok = False
+        with through_pooler(setup, args.server, deployment):
+            return _measure(args, setup, deployment, connections)
     finally:
         deployment.cleanup(args.server, keep=args.keep)
+
+
+def _measure(
+    args: argparse.Namespace, setup: Setup, deployment: Deployment, connections: int
+) -> Run:
+    harness = setup.harness
+    deployment.upgrade()
+    created = [
+        deployment.account(raised_limits=harness.raised_limits) for _ in range(setup.accounts)
+    ]
+    with running(deployment, workers=setup.workers, job_workers=setup.job_workers) as gateway:
+        creds = [credentials(gateway.base, account) for account in created]
+        env = wrk_auth_env(creds) | {"BENCH_MODE": "cash-out"}
+        url = gateway.base + "/api/pix/cash-out"
+        load = {"connections": connections, "threads": harness.wrk_threads}
+        wrk(
+            url,
+            "wrk.lua",
+            duration=warmup_seconds(args),
+            env=env | {"BENCH_RUN": "warmup"},
+            **load,
+        )
+        sql_url = deployment.sql_url()
+        asyncio.run(query(sql_url, "CHECKPOINT"))  # no run pays for an earlier one's writes
+        settled_before = asyncio.run(query(sql_url, SETTLED))[0][0]
+        with CpuMeter(gateway) as meter:
+            result = wrk(
+                url,
+                "wrk.lua",
+                duration=args.duration,
+                env=env | {"BENCH_RUN": "measure"},
+                **load,
+            )
+        settled = asyncio.run(query(sql_url, SETTLED))[0][0] - settled_before
+        unsettled = asyncio.run(query(sql_url, UNSETTLED))[0][0]
+        wait_for_jobs(sql_url)
+        checks = {name: asyncio.run(query(sql_url, sql))[0][0] for name, sql in CHECKS.items()}
+        try:
+            deployment.cli("ledger", "verify")
+            ledger_ok = True
+        except RuntimeError as exc:
+            print(exc)
+            ledger_ok = False
     return Run(
         setup.label,
         result,
@@ -244,6 +282,10 @@ def shipped_setups(args: argparse.Namespace) -> list[Setup]:
                 job_workers=args.job_workers,
             )
         )
+    if pgbouncer_installed():
+        setups.append(Setup(f"server through PgBouncer, 1 API process, {n} accounts", pooler=True))
+    else:
+        print(f"note: {PGBOUNCER_MISSING}: the run through PgBouncer is skipped")
     if not args.skip_embedded:
         setups.append(Setup(f"embedded, 1 API process, {n} accounts", embedded=True))
     setups.append(Setup("server, 1 API process, 1 account", accounts=1))
