@@ -9,10 +9,8 @@ gateway, what each shortcut of a tuned harness is worth, and the exactly-once ch
    POST /api/pix/cash-out at 64 connections against `pixgate serve` on a fresh server
    database with 1 and 2 API processes (`--workers 2`), with one API process and the jobs
    in `--job-workers` separate `pixgate worker` processes, against the embedded default (no
-   PIXGATE_DATABASE_URL, PIXGATE_DATA_DIR in a temp dir), through PgBouncer in transaction
-   mode (Debian's, when installed; as many server connections as the API process's pool, so
-   that the difference is the pooler's own cost), and with the whole load on a single
-   account. Each configuration gets a fresh database, `--accounts` accounts (10, like
+   PIXGATE_DATABASE_URL, PIXGATE_DATA_DIR in a temp dir), and with the whole load on a
+   single account. Each configuration gets a fresh database, `--accounts` accounts (10, like
    TPC-B's 10 branches; requests use their tokens in turn), a warm-up, then the measurement.
    Throughput is what the gateway sustains: cash-outs accepted per second, and settled per
    second over the same window (a 201 that is settled later is a backlog, not throughput);
@@ -22,8 +20,11 @@ gateway, what each shortcut of a tuned harness is worth, and the exactly-once ch
    benchmarks a running gateway's machine would); and every client updating one row (the
    hot-row ceiling, against which the single-account run is set).
 3. What the tuned harness changes, one thing at a time from the judged configuration:
-   settlement delay 0, limits raised out of the way, wrk with one thread, and all three, in
-   `--rounds` rounds (2) that take the list forwards, then backwards. Every measurement and
+   settlement delay 0, limits raised out of the way, wrk with one thread, and all three;
+   and the judged configuration through PgBouncer in transaction mode (Debian's, when
+   installed; as many server connections as the API process's pool, so that the difference
+   is the pooler's own cost). In `--rounds` rounds (2) that take the list forwards, then
+   backwards. Every measurement and
    every pgbench starts right after a CHECKPOINT, so none pays for an earlier run's writes.
 4. Latency at low load: cash-out p50/p99 at 1, 8 and 64 connections beside pgbench TPC-B's
    per-transaction latency at 1, 8 and 64 clients.
@@ -282,10 +283,6 @@ def shipped_setups(args: argparse.Namespace) -> list[Setup]:
                 job_workers=args.job_workers,
             )
         )
-    if pgbouncer_installed():
-        setups.append(Setup(f"server through PgBouncer, 1 API process, {n} accounts", pooler=True))
-    else:
-        print(f"note: {PGBOUNCER_MISSING}: the run through PgBouncer is skipped")
     if not args.skip_embedded:
         setups.append(Setup(f"embedded, 1 API process, {n} accounts", embedded=True))
     setups.append(Setup("server, 1 API process, 1 account", accounts=1))
@@ -293,20 +290,22 @@ def shipped_setups(args: argparse.Namespace) -> list[Setup]:
 
 
 def compare_harnesses(args: argparse.Namespace) -> dict[str, list[Run]]:
-    """The judged configuration as shipped and with each change of TUNED_CHANGES, in rounds
-    that run the list forwards then backwards, so that a drift over the bench (the host, the
-    server's files) weighs on every variant alike."""
-    variants = {"as shipped": AS_SHIPPED} | {
-        f"as shipped but {change}": replace(AS_SHIPPED, **values)
+    """The judged configuration as shipped, with each change of TUNED_CHANGES, and through
+    PgBouncer (when installed), in rounds that run the list forwards then backwards, so that
+    a drift over the bench (the host, the server's files) weighs on every variant alike."""
+    variants = {"as shipped": Setup("as shipped")} | {
+        f"as shipped but {change}": Setup(change, harness=replace(AS_SHIPPED, **values))
         for change, values in TUNED_CHANGES.items()
     }
+    if pgbouncer_installed():
+        variants["as shipped but through PgBouncer"] = Setup("PgBouncer", pooler=True)
+    else:
+        print(f"note: {PGBOUNCER_MISSING}: the run through PgBouncer is skipped")
     runs: dict[str, list[Run]] = {label: [] for label in variants}
     for round_ in range(args.rounds):
         order = list(variants.items())
-        for label, harness in order if round_ % 2 == 0 else reversed(order):
-            runs[label].append(
-                measure(args, Setup(f"{label}, round {round_ + 1}", harness=harness))
-            )
+        for label, setup in order if round_ % 2 == 0 else reversed(order):
+            runs[label].append(measure(args, replace(setup, label=f"{label}, round {round_ + 1}")))
     return runs
 
 
