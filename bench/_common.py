@@ -598,6 +598,20 @@ def pgbench(
     )
 
 
+def start_receiver(
+    port: int, path: Path | str, options: Sequence[str] = ()
+) -> subprocess.Popen[str]:
+    """bench/_receiver.py on `port`, recording arrivals to `path`, once it is ready."""
+    process = subprocess.Popen(
+        [sys.executable, str(BENCH_DIR / "_receiver.py"), str(port), str(path), *options],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    process.stdout.readline()  # "ready"
+    return process
+
+
 def wait_for_jobs(url: str, timeout: float = 180.0, poll: float = 0.5) -> None:
     """Settlement runs after the response: let the workers finish before counting. Jobs due
     more than a minute from now (a charge's expiry) do not count; a settlement queued with

@@ -47,7 +47,6 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import (
-    BENCH_DIR,
     Credentials,
     Deployment,
     Gateway,
@@ -59,6 +58,7 @@ from _common import (
     postgres_seconds,
     query,
     running,
+    start_receiver,
     table,
     wait_for_jobs,
 )
@@ -265,17 +265,11 @@ def measure(
 
 
 @contextmanager
-def receiver(deployment: Deployment) -> Iterator[str]:
+def receiver() -> Iterator[str]:
     """A local webhook receiver (bench/_receiver.py) answering 204; yields its URL."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(BENCH_DIR / "_receiver.py"), str(port), "/dev/null"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    process = start_receiver(port, "/dev/null")
     try:
-        assert process.stdout is not None
-        process.stdout.readline()  # "ready"
         yield f"http://127.0.0.1:{port}/hook"
     finally:
         process.terminate()
@@ -367,7 +361,7 @@ def main() -> int:
     try:
         deployment.upgrade()
         quiet, hooked, charging = (deployment.account() for _ in range(3))
-        with receiver(deployment) as hook:
+        with receiver() as hook:
             deployment.cli(
                 "webhooks", "add", "--account", str(hooked["accountId"]), "--event", "cash_out",
                 "--url", hook,

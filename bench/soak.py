@@ -53,7 +53,6 @@ from typing import Any
 import httpx
 import psutil
 from _common import (
-    BENCH_DIR,
     PIXGATE,
     Credentials,
     Deployment,
@@ -63,6 +62,7 @@ from _common import (
     free_port,
     machine_summary,
     query,
+    start_receiver,
     table,
     verdict,
 )
@@ -641,21 +641,9 @@ def main() -> int:
     )
     receiver_port = free_port()
     arrivals_path = deployment.workdir / "arrivals.jsonl"
-    receiver = subprocess.Popen(
-        [
-            sys.executable,
-            str(BENCH_DIR / "_receiver.py"),
-            str(receiver_port),
-            str(arrivals_path),
-            "--bodies",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    receiver = start_receiver(receiver_port, arrivals_path, ["--bodies"])
     fleet: Fleet | None = None
     try:
-        assert receiver.stdout is not None
-        receiver.stdout.readline()  # "ready"
         deployment.upgrade()
         accounts = [deployment.account() for _ in range(args.accounts)]
         for account in accounts:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,7 +34,6 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import (
-    BENCH_DIR,
     Credentials,
     Deployment,
     arguments,
@@ -45,6 +43,7 @@ from _common import (
     machine_summary,
     query,
     running,
+    start_receiver,
     table,
     verdict,
 )
@@ -145,14 +144,8 @@ def main() -> int:
     deployment = Deployment.on_server(args.server, allow_insecure_webhooks="true")
     receiver_port = free_port()
     arrivals_path = deployment.workdir / "arrivals.jsonl"
-    receiver = subprocess.Popen(
-        [sys.executable, str(BENCH_DIR / "_receiver.py"), str(receiver_port), str(arrivals_path)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    receiver = start_receiver(receiver_port, arrivals_path)
     try:
-        assert receiver.stdout is not None
-        receiver.stdout.readline()  # "ready"
         hook = f"http://127.0.0.1:{receiver_port}/hook"
         deployment.upgrade()
         accounts = [deployment.account() for _ in range(args.accounts)]

@@ -39,7 +39,6 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import (
-    BENCH_DIR,
     CpuMeter,
     CpuShare,
     Credentials,
@@ -51,6 +50,7 @@ from _common import (
     machine_summary,
     query,
     running,
+    start_receiver,
     table,
     warmup_seconds,
 )
@@ -153,17 +153,6 @@ async def open_loop(
         await asyncio.gather(*tasks)
 
 
-def receiver(port: int, path: Path, options: list[str]) -> subprocess.Popen[str]:
-    process = subprocess.Popen(
-        [sys.executable, str(BENCH_DIR / "_receiver.py"), str(port), str(path), *options],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    process.stdout.readline()  # "ready"
-    return process
-
-
 def stop(processes: list[subprocess.Popen[str]]) -> None:
     for process in processes:
         if process.poll() is None:
@@ -201,9 +190,9 @@ def measure(args: argparse.Namespace, name: str, bad_options: list[str] | None) 
     healthy_port, bad_port = free_port(), free_port()
     healthy_hook = f"http://127.0.0.1:{healthy_port}/hook"
     bad_hook = f"http://127.0.0.1:{bad_port}/hook"
-    receivers = [receiver(healthy_port, healthy_path, [])]
+    receivers = [start_receiver(healthy_port, healthy_path)]
     if bad_options is not None:
-        receivers.append(receiver(bad_port, deployment.workdir / "bad.jsonl", bad_options))
+        receivers.append(start_receiver(bad_port, deployment.workdir / "bad.jsonl", bad_options))
     try:
         deployment.upgrade()
         accounts = [deployment.account() for _ in range(args.accounts)]

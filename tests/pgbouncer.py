@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+from tests.processes import free_port
+
 BINARY = "/usr/sbin/pgbouncer"
 MISSING = "Debian's pgbouncer is not installed (apt-get install -y pgbouncer)"
 SERVER_POOL = 3
@@ -63,7 +65,7 @@ def pgbouncer(server_url: str, *, pool: int = SERVER_POOL) -> Iterator[PgBouncer
     runs it as `postgres`."""
     server = urlparse(server_url)
     home = Path(tempfile.mkdtemp(prefix="pixgate-pgbouncer-"))
-    listen_port = _free_port()
+    listen_port = free_port()
     (home / "pgbouncer.ini").write_text(
         CONFIG.format(
             host=server.hostname,
@@ -100,9 +102,3 @@ def _wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
                 return
         time.sleep(0.05)
     raise RuntimeError("pgbouncer did not listen within 10 s")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])

@@ -65,24 +65,20 @@ async def pooled(
         yield runtime
 
 
-async def cash_outs(runtime: Runtime, account_id: int, headers: dict[str, str]) -> list[int]:
-    """PAYMENTS cash-outs of 1.00 sent at once through the app; their status codes."""
+async def cash_outs(runtime: Runtime) -> tuple[int, list[int]]:
+    """A new account's token, then PAYMENTS cash-outs of 1.00 sent at once through the app:
+    the account, and the cash-outs' status codes."""
+    account = await make_account(runtime, balance="1000")
     transport = httpx.ASGITransport(app=create_app(runtime.settings, runtime=runtime))
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        headers = await bearer(client, account)
 
         async def one() -> int:
             body = {"value": 1.0, "externalId": uuid.uuid4().hex, "details": PAYEE}
             response = await client.post("/api/pix/cash-out", json=body, headers=headers)
             return response.status_code
 
-        return list(await asyncio.gather(*(one() for _ in range(PAYMENTS))))
-
-
-async def account_headers(runtime: Runtime) -> tuple[int, dict[str, str]]:
-    account = await make_account(runtime, balance="1000")
-    transport = httpx.ASGITransport(app=create_app(runtime.settings, runtime=runtime))
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-        return account.account_id, await bearer(client, account)
+        return account.account_id, list(await asyncio.gather(*(one() for _ in range(PAYMENTS))))
 
 
 async def settled(rt: Runtime, account_id: int) -> tuple[int, int, int]:
@@ -104,8 +100,8 @@ async def test_concurrent_cash_outs_through_pgbouncer_are_accepted_and_settled(
 ) -> None:
     """Forty requests share three server connections; with prepared statements kept per
     client connection, most would fail with `prepared statement ... does not exist`."""
-    account_id, headers = await account_headers(pooled)
-    assert await cash_outs(pooled, account_id, headers) == [201] * PAYMENTS
+    account_id, statuses = await cash_outs(pooled)
+    assert statuses == [201] * PAYMENTS
     await drain(pooled)
     confirmed, taken, blocked = await settled(rt, account_id)
     assert (confirmed, blocked) == (PAYMENTS, 0)
@@ -149,9 +145,9 @@ async def test_without_a_direct_url_the_worker_polls_and_settles(
         build_runtime(settings, settings.database_url) as api,
         build_runtime(settings, settings.database_url) as jobs,
     ):
-        account_id, headers = await account_headers(api)
         async with running_worker(jobs):
-            assert await cash_outs(api, account_id, headers) == [201] * PAYMENTS
+            account_id, statuses = await cash_outs(api)
+            assert statuses == [201] * PAYMENTS
             for _ in range(100):
                 if (await settled(rt, account_id))[0] == PAYMENTS:
                     break
