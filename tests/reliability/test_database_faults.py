@@ -12,19 +12,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import os
 import pwd
 import re
 import shutil
 import subprocess
 import tempfile
-import threading
 import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,35 +35,20 @@ from pixgate.core.db.pool import Database
 from pixgate.core.errors import DatabaseUnavailable
 from pixgate.runtime import Runtime
 from tests.helpers import SIMPLE_BODY, assert_general_error, bearer, cert_header, make_account
-from tests.processes import PIXGATE, free_port, running
+from tests.processes import free_port
+from tests.reliability.load import (
+    Gateway,
+    Load,
+    assert_consistent,
+    assert_only_unavailable,
+    assert_unavailable_envelope,
+    order,
+    serving,
+    settled_rows,
+)
 
-CPF = "52998224725"
-EVP = "123e4567-e12b-42d3-a456-426614174000"
 OUTAGE_S = 4.0
-LATENCY_BOUND_S = 10.0
 CLIENTS = 4
-
-
-def _order(external_id: str) -> dict[str, Any]:
-    return {
-        "value": 1.23,
-        "externalId": external_id,
-        "description": "database fault",
-        "details": {"key": EVP, "keyType": "RANDOM", "name": "Fulano", "document": CPF},
-    }
-
-
-def _assert_unavailable_envelope(response: httpx.Response) -> None:
-    """The full envelope of the cash-out route, 503 SERVICE_UNAVAILABLE, with Retry-After."""
-    assert response.status_code == 503, response.text
-    body = response.json()
-    assert body["statusCode"] == 503
-    assert body["code"] == "SERVICE_UNAVAILABLE", body
-    assert body["error"] == "Service Unavailable"
-    assert body["userMessage"] and isinstance(body["message"], str)
-    assert body["errorId"] == response.headers["x-request-id"]
-    assert "errorCode" not in body, "not a business error"
-    assert int(response.headers["retry-after"]) >= 1
 
 
 # --- the pieces, on the shared test database -----------------------------------------------
@@ -89,8 +72,8 @@ async def test_each_family_answers_503_with_retry_after(
     headers = await bearer(client, account)
     app.state.runtime = unreachable
 
-    cash_out = await client.post("/api/pix/cash-out", json=_order("down-1"), headers=headers)
-    _assert_unavailable_envelope(cash_out)
+    cash_out = await client.post("/api/pix/cash-out", json=order("down-1"), headers=headers)
+    assert_unavailable_envelope(cash_out)
 
     balances = await client.get("/accounts/balances", headers=headers)
     assert balances.status_code == 503
@@ -131,8 +114,8 @@ async def test_a_database_refusing_connections_answers_503(
         db = await Database.connect(dsn, min_size=0)
         app.state.runtime = dataclasses.replace(rt, db=db)
         try:
-            _assert_unavailable_envelope(
-                await client.post("/api/pix/cash-out", json=_order("refused-1"), headers=headers)
+            assert_unavailable_envelope(
+                await client.post("/api/pix/cash-out", json=order("refused-1"), headers=headers)
             )
             ready = await client.get("/readyz")
             assert ready.status_code == 503, ready.text
@@ -291,20 +274,6 @@ def cluster() -> Iterator[Cluster]:
         shutil.rmtree(home, ignore_errors=True)
 
 
-@dataclass
-class Gateway:
-    base: str
-    env: dict[str, str]
-    account: dict[str, Any]
-    headers: dict[str, str]
-    log: Path
-
-    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [PIXGATE, *args], env=self.env, capture_output=True, text=True, timeout=120
-        )
-
-
 @pytest.fixture(scope="module")
 def gateway(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
     async def create_database() -> None:
@@ -325,139 +294,15 @@ def gateway(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Itera
         "PIXGATE_JOB_LEASE_SECONDS": "10",
         "PIXGATE_LOG_JSON": "true",
     }
-
-    def cli(*args: str) -> str:
-        done = subprocess.run(
-            [PIXGATE, *args], env=env, capture_output=True, text=True, timeout=120
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    cli("db", "upgrade")
-    account = json.loads(
-        cli("accounts", "create", "--name", "Faults Ltda", "--balance", "100000.00", "--json")
-    )
-    limit = "100000000"
-    cli(
-        "accounts",
-        "update",
-        str(account["accountId"]),
-        *("--transaction-limit", limit, "--daily-limit", limit, "--night-limit", limit),
-    )
-    log = tmp_path_factory.mktemp("serve") / "serve.log"
-    with log.open("wb") as output, running([PIXGATE, "serve"], env, output=output) as base:
-        certificate = {"X-SSL-Client-Cert": cert_header(account["certificatePem"])}
-        token = httpx.post(
-            f"{base}/api/auth/token",
-            json={"clientId": account["clientId"], "clientSecret": account["clientSecret"]},
-            headers=certificate,
-        )
-        assert token.status_code == 201, token.text
-        headers = {"Authorization": f"Bearer {token.json()['access_token']}", **certificate}
-        yield Gateway(base=base, env=env, account=account, headers=headers, log=log)
-
-
-@dataclass
-class Attempt:
-    external_id: str
-    started: float
-    elapsed: float
-    status: int | None  # None: no HTTP answer (the connection failed)
-    code: str | None = None
-
-
-@dataclass
-class Load:
-    """Clients that each send cash-outs one after another, sending a refused one again with
-    the same externalId until it is accepted; and a probe of /readyz."""
-
-    gateway: Gateway
-    stop: threading.Event = field(default_factory=threading.Event)
-    attempts: list[Attempt] = field(default_factory=list)
-    acknowledged: set[str] = field(default_factory=set)
-    surprises: list[str] = field(default_factory=list)
-    probes: list[tuple[float, float, httpx.Response]] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def client(self, number: int) -> None:
-        deadline = time.monotonic() + 120
-        with httpx.Client(base_url=self.gateway.base, headers=self.gateway.headers) as http:
-            sent = 0
-            while not self.stop.is_set():
-                sent += 1
-                external_id = f"fault-{number}-{sent}-{uuid.uuid4().hex[:6]}"
-                while time.monotonic() < deadline and not self._send(http, external_id):
-                    # Sooner than Retry-After asks, to press the gateway during the outage.
-                    time.sleep(0.2)
-
-    def _send(self, http: httpx.Client, external_id: str) -> bool:
-        """True once `external_id` is acknowledged (or refused for good)."""
-        started = time.monotonic()
-        try:
-            response = http.post("/api/pix/cash-out", json=_order(external_id), timeout=30)
-        except httpx.TransportError as exc:
-            self._record(Attempt(external_id, started, time.monotonic() - started, None))
-            self._surprise(f"{external_id}: no answer: {exc!r}")
-            return False
-        elapsed = time.monotonic() - started
-        code = None if response.status_code < 400 else response.json().get("code")
-        self._record(Attempt(external_id, started, elapsed, response.status_code, code))
-        if response.status_code == 201:
-            with self.lock:
-                self.acknowledged.add(external_id)
-            return True
-        if code == "PIX_DUPLICATE_EXTERNAL_ID":  # an earlier attempt's commit did land
-            with self.lock:
-                self.acknowledged.add(external_id)
-            return True
-        if response.status_code == 503:
-            try:
-                _assert_unavailable_envelope(response)
-            except (AssertionError, KeyError, ValueError) as exc:
-                self._surprise(f"{external_id}: bad 503 {response.text!r}: {exc}")
-            return False
-        self._surprise(f"{external_id}: {response.status_code} {response.text}")
-        return True
-
-    def probe(self) -> None:
-        with httpx.Client(base_url=self.gateway.base) as http:
-            while not self.stop.is_set():
-                started = time.monotonic()
-                response = http.get("/readyz", timeout=30)
-                with self.lock:
-                    self.probes.append((started, time.monotonic() - started, response))
-                time.sleep(0.2)
-
-    def _record(self, attempt: Attempt) -> None:
-        with self.lock:
-            self.attempts.append(attempt)
-
-    def _surprise(self, what: str) -> None:
-        with self.lock:
-            self.surprises.append(what)
-
-
-def _rows(cluster: Cluster, account_id: int) -> list[asyncpg.Record]:
-    async def fetch() -> list[asyncpg.Record]:
-        conn = await asyncpg.connect(cluster.url("pixgate"))
-        try:
-            return await conn.fetch(
-                "SELECT external_id, status FROM transactions WHERE account_id = $1", account_id
-            )
-        finally:
-            await conn.close()
-
-    return asyncio.run(fetch())
+    with serving(env, tmp_path_factory.mktemp("serve") / "serve.log") as served:
+        yield served
 
 
 def test_an_outage_answers_503_and_recovers_with_nothing_lost(
     cluster: Cluster, gateway: Gateway
 ) -> None:
     load = Load(gateway)
-    threads = [threading.Thread(target=load.client, args=(n,)) for n in range(CLIENTS)]
-    threads.append(threading.Thread(target=load.probe))
-    for thread in threads:
-        thread.start()
+    load.start(CLIENTS)
     try:
         time.sleep(2)  # steady state first
         down = time.monotonic()
@@ -465,70 +310,24 @@ def test_an_outage_answers_503_and_recovers_with_nothing_lost(
         time.sleep(OUTAGE_S)
         cluster.start()
         up = time.monotonic()
-        recovered = None
-        while time.monotonic() < up + 30 and recovered is None:
-            with load.lock:
-                recovered = next(
-                    (
-                        a.started + a.elapsed
-                        for a in load.attempts
-                        if a.started > up and a.status == 201
-                    ),
-                    None,
-                )
-            time.sleep(0.1)
+        recovered = load.first_accepted_after(up, timeout=30)
         time.sleep(2)  # and a steady state after
     finally:
-        load.stop.set()
-        for thread in threads:
-            thread.join(timeout=150)
-    assert not any(thread.is_alive() for thread in threads), "a client hung"
+        load.finish()
 
-    # During the outage: 503s in the envelope, never another error, nothing slow.
-    assert load.surprises == [], load.surprises[:10]
-    refused = [a for a in load.attempts if a.status == 503]
-    assert refused, "no request met the outage"
-    assert all(down - 1 <= a.started <= up + 5 for a in refused), "a 503 outside the outage"
-    slowest = max(a.elapsed for a in load.attempts)
-    assert slowest < LATENCY_BOUND_S, f"a cash-out took {slowest:.1f} s"
-
-    # /readyz said so, promptly, and came back by itself.
-    down_probes = [r for t, _, r in load.probes if down + 0.5 < t < up - 0.5]
-    assert down_probes and all(r.status_code == 503 for r in down_probes)
-    assert all(r.json()["status"] == "unavailable" for r in down_probes)
-    assert all(int(r.headers["retry-after"]) >= 1 for r in down_probes)
-    assert max(elapsed for _, elapsed, _ in load.probes) < LATENCY_BOUND_S
+    outage = assert_only_unavailable(load, (down, up))
     ready_again = next((t for t, _, r in load.probes if t > up and r.status_code == 200), None)
     assert ready_again is not None, "/readyz never came back"
     assert recovered is not None, "no cash-out was accepted after the restart"
 
     # Nothing acknowledged is lost, none is paid twice, and the worker settles them all.
-    account_id = gateway.account["accountId"]
-    deadline = time.monotonic() + 60
-    while True:
-        rows = _rows(cluster, account_id)
-        pending = [r["external_id"] for r in rows if r["status"] == "PENDING"]
-        if not pending or time.monotonic() > deadline:
-            break
-        time.sleep(0.5)
+    stored = settled_rows(cluster.url("pixgate"), gateway.account["accountId"])
     settled = time.monotonic()
-    assert pending == [], f"{len(pending)} cash-outs never settled"
-    stored = [r["external_id"] for r in rows]
-    assert len(stored) == len(set(stored)), "an externalId was paid twice"
-    assert load.acknowledged <= set(stored), "an acknowledged cash-out is lost"
-    attempted = {a.external_id for a in load.attempts}
-    assert set(stored) <= attempted
-    assert {r["status"] for r in rows} <= {"CONFIRMED", "ERROR"}
-    verify = gateway.cli("ledger", "verify")
-    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert load.acknowledged <= {r["external_id"] for r in stored}, "an acknowledged one is lost"
+    assert_consistent(load, stored)
 
     print(
-        f"\noutage {up - down:.1f} s; {len(load.attempts)} cash-out requests, "
-        f"{len(refused)} answered 503, {len(load.acknowledged)} acknowledged "
-        f"({sum(a.code == 'PIX_DUPLICATE_EXTERNAL_ID' for a in load.attempts)} as duplicates); "
-        f"slowest {slowest * 1000:.0f} ms, 503 slowest "
-        f"{max(a.elapsed for a in refused) * 1000:.0f} ms; readyz 503 x{len(down_probes)}, "
-        f"ready {ready_again - up:.2f} s and first 201 {recovered - up:.2f} s after the "
-        f"restart; all settled {settled - up:.1f} s after it: "
-        f"{dict(Counter(r['status'] for r in rows))}"
+        f"\noutage {up - down:.1f} s; {outage}; ready {ready_again - up:.2f} s and first 201 "
+        f"{recovered - up:.2f} s after the restart; all settled {settled - up:.1f} s after it: "
+        f"{dict(Counter(r['status'] for r in stored))}"
     )
