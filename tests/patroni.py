@@ -28,7 +28,7 @@ PATRONI = "/usr/bin/patroni"
 ETCD = "/usr/bin/etcd"
 BINDIR = Path("/usr/lib/postgresql/15/bin")
 MISSING = (
-    "Debian's patroni and etcd-server are not installed (apt-get install -y patroni etcd-server)"
+    "Debian's patroni or etcd-server is not installed (apt-get install -y patroni etcd-server)"
 )
 USER = "postgres"
 """Patroni runs PostgreSQL, which refuses root: a root caller runs both as Debian's postgres."""
