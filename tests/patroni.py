@@ -108,9 +108,6 @@ class Cluster:
         hosts = ",".join(f"127.0.0.1:{n.pg_port}" for n in self.nodes)
         return f"postgresql://postgres@{hosts}/{database}?target_session_attrs=read-write"
 
-    def node_url(self, node: Node, database: str = "postgres") -> str:
-        return f"postgresql://postgres@127.0.0.1:{node.pg_port}/{database}"
-
     def members(self) -> dict[str, dict[str, Any]]:
         """Patroni's view of the cluster, from any node still answering (name: member)."""
         for node in self.nodes:
