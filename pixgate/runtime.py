@@ -11,7 +11,7 @@ import secrets
 import stat
 import tempfile
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -21,7 +21,8 @@ from pixgate.accounts.queries.accounts import TermsCache
 from pixgate.accounts.rules.tokens import Revocations, TokenSigner
 from pixgate.charges.rules.location_jws import LocationSigner
 from pixgate.core.clock import Clock
-from pixgate.core.db.pool import Database
+from pixgate.core.db.pool import Connection, Database
+from pixgate.core.db.replica import Read, Replica, reading
 from pixgate.core.settings import Settings
 from pixgate.provider.base import SettlingBank
 from pixgate.provider.choice import provider_for
@@ -41,6 +42,13 @@ class Runtime:
     clock: Clock = field(default_factory=Clock)
     account_terms: TermsCache = field(default_factory=TermsCache)
     revocations: Revocations = field(default_factory=Revocations)
+    replica: Replica | None = None
+    """The standby that reads which move no money may come from (`reads`)."""
+
+    def reads(self) -> AbstractAsyncContextManager[tuple[Connection, Read]]:
+        """A connection for a read that may be a little behind: the standby's while it is
+        within `read_max_lag_s` of the primary, else the primary's; and where it came from."""
+        return reading(self.db, self.replica)
 
     @cached_property
     def location_signer(self) -> LocationSigner:
@@ -126,6 +134,18 @@ async def build_runtime(settings: Settings, database_url: str) -> AsyncIterator[
         behind_pooler=settings.db_pooler == "transaction",
         direct_dsn=settings.direct_database_url,
     )
+    standby = None
+    if settings.read_database_url:
+        # min_size 0: a standby that is down must not stop the gateway from starting
+        standby = Replica(
+            await Database.connect(
+                settings.read_database_url,
+                min_size=0,
+                max_size=settings.db_pool_max,
+                connect_timeout=settings.db_connect_timeout_s,
+            ),
+            settings.read_max_lag_s,
+        )
     try:
         signer, hash_key, location_pem, dashboard_key = await load_keys(db, settings)
         yield Runtime(
@@ -136,6 +156,9 @@ async def build_runtime(settings: Settings, database_url: str) -> AsyncIterator[
             provider=provider_for(settings, db),
             location_pem=location_pem,
             dashboard_key=dashboard_key,
+            replica=standby,
         )
     finally:
+        if standby is not None:
+            await standby.close()
         await db.close()

@@ -110,17 +110,37 @@ class Cluster:
 
     def members(self) -> dict[str, dict[str, Any]]:
         """Patroni's view of the cluster, from any node still answering (name: member)."""
+        return {m["name"]: m for m in self._state().get("members", [])}
+
+    def _state(self) -> dict[str, Any]:
+        """Patroni's `GET /cluster`, from any node still answering ({} if none does)."""
         for node in self.nodes:
             if node.process.poll() is not None:
                 continue
             try:
                 url = f"http://127.0.0.1:{node.api_port}/cluster"
                 with urllib.request.urlopen(url, timeout=2) as answer:
-                    found = json.load(answer)["members"]
+                    state: dict[str, Any] = json.load(answer)
             except OSError:
                 continue
-            return {m["name"]: m for m in found}
+            return state
         return {}
+
+    def maintenance(self) -> None:
+        """Patroni's maintenance mode: it stops managing PostgreSQL (no failover, and a
+        standby's paused replay stays paused instead of being resumed)."""
+        node = next(n for n in self.nodes if n.process.poll() is None)
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{node.api_port}/config",
+            data=json.dumps({"pause": True}).encode(),
+            method="PATCH",
+            headers={"Content-Type": "application/json"},
+        )
+        urllib.request.urlopen(request, timeout=5).close()
+        deadline = time.monotonic() + 10
+        while not self._state().get("pause"):
+            assert time.monotonic() < deadline, "Patroni did not enter maintenance mode"
+            time.sleep(0.2)
 
     def leader(self) -> Node | None:
         members = self.members()

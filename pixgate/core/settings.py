@@ -37,6 +37,16 @@ class Settings(BaseSettings):
         description="PostgreSQL itself, not through the pooler: the workers' LISTEN and "
         "`pixgate db upgrade`; unset behind a transaction pooler: workers poll each second",
     )
+    read_database_url: str | None = Field(
+        default=None,
+        description="a streaming standby that the statement, the transaction lists and the "
+        "event list may read from; everything else reads the primary",
+    )
+    read_max_lag_s: float = Field(
+        default=5.0,
+        gt=0,
+        description="a standby further behind than this is not read: the primary answers",
+    )
     db_connect_timeout_s: float = Field(
         default=5.0,
         gt=0,

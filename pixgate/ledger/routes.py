@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from pixgate.accounts.public import RuntimeDep, Scope, auth, granted
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Day, Page, PageSize
-from pixgate.core.http.responses import JSONResponse, exact
+from pixgate.core.http.responses import JSONResponse, exact, show_read
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.ledger.schemas import TransactionPage
 from pixgate.ledger.service import transactions
@@ -44,7 +44,7 @@ async def list_transactions(
             page, size, status, type, startDate, endDate, externalId, endToEndId
         ),
     )
-    return exact(TransactionPage.of(result))
+    return _shown(result)
 
 
 @router.get(
@@ -69,4 +69,10 @@ async def list_by_pix_key(
         pixKey,
         transactions.ListQuery(page, size, status, type, startDate, endDate),
     )
-    return exact(TransactionPage.of(result))
+    return _shown(result)
+
+
+def _shown(result: transactions.Page) -> JSONResponse:
+    response = exact(TransactionPage.of(result))
+    show_read(response, result.read)
+    return response

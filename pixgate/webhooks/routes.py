@@ -12,13 +12,14 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
+from fastapi import APIRouter, Body, FastAPI, Path, Query, Request, Response
 from fastapi.openapi.models import Example
 
 from pixgate.accounts.public import RuntimeDep, Scope, auth, granted
 from pixgate.core.http import rate_limit
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Page, PageSize
+from pixgate.core.http.responses import show_read
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import Timestamp, iso
 from pixgate.core.masking import mask_header_values
@@ -152,6 +153,7 @@ async def resend_webhook(
     responses={400: {"model": ApiError}},
 )
 async def list_events(
+    response: Response,
     rt: RuntimeDep,
     who: Annotated[auth.Principal, granted(Scope.WEBHOOK_READ)],
     type: Annotated[EventTypeParam | None, Query()] = None,
@@ -174,6 +176,7 @@ async def list_events(
         page=page,
         size=size,
     )
+    show_read(response, found.read)
     return schemas.EventList(
         data=[
             schemas.EventItem(

@@ -5,10 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+from fastapi import Response
 from fastapi.responses import JSONResponse as _JSONResponse
 from pydantic import BaseModel
 
+from pixgate.core.db.replica import Read
 from pixgate.core.money import json_number
+
+READ_SOURCE = "X-Read-Source"
+READ_LAG = "X-Read-Lag"
 
 
 class JSONResponse(_JSONResponse):
@@ -26,3 +31,10 @@ def exact(model: BaseModel, *, status_code: int = 200) -> JSONResponse:
     numbers. The route still declares its `response_model`, for the OpenAPI document.
     """
     return JSONResponse(model.model_dump(by_alias=True), status_code=status_code)
+
+
+def show_read(response: Response, read: Read) -> None:
+    """Tell the client where a read that may lag came from: `primary` or `standby`, and how
+    many seconds behind the primary that was."""
+    response.headers[READ_SOURCE] = read.source
+    response.headers[READ_LAG] = f"{read.lag_s:.3f}"

@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from uuid import UUID
 from zoneinfo import ZoneInfo
 
+from pixgate.core.db.replica import PRIMARY, Read
 from pixgate.core.errors import NotFound, ValidationFailed
 from pixgate.core.pix_keys import ANY_KEY_FORM, detect_key_type, normalize_key
 from pixgate.core.timestamps import is_iso_date, is_iso_date_time
@@ -46,6 +47,8 @@ class Page:
     total: int
     more: bool
     """A row exists past this page (fetched as one look-ahead row)."""
+    read: Read = PRIMARY
+    """Where the rows came from: a standby may be a little behind (`Runtime.reads`)."""
 
 
 async def statement(rt: Runtime, account_id: int, query: ListQuery) -> Page:
@@ -60,10 +63,10 @@ async def statement(rt: Runtime, account_id: int, query: ListQuery) -> Page:
         end_to_end_id=query.end_to_end_id,
     )
     offset = (query.page - 1) * query.size
-    async with rt.db.connection() as conn:
+    async with rt.reads() as (conn, read):
         found = await rows.page(conn, filters, offset=offset, limit=query.size + 1)
         total = await rows.count(conn, filters, cap=COUNT_CAP)
-    return _page(found, query, total, room=query.size)
+    return _page(found, query, total, room=query.size, read=read)
 
 
 async def by_pix_key(rt: Runtime, account_id: int, pix_key: str, query: ListQuery) -> Page:
@@ -82,11 +85,11 @@ async def by_pix_key(rt: Runtime, account_id: int, pix_key: str, query: ListQuer
     )
     offset = (query.page - 1) * query.size
     room = max(0, min(query.size, PIX_KEY_MAX_RESULTS - offset))
-    async with rt.db.connection() as conn:
+    async with rt.reads() as (conn, read):
         found = await rows.page(conn, filters, offset=offset, limit=room + 1) if room else []
         total = await rows.count(conn, filters, cap=PIX_KEY_MAX_RESULTS)
     more = len(found) > room and offset + room < PIX_KEY_MAX_RESULTS
-    return _page(found, query, total, room=room, more=more)
+    return _page(found, query, total, room=room, more=more, read=read)
 
 
 async def get(rt: Runtime, account_id: int, transaction_id: UUID) -> Transaction:
@@ -105,11 +108,11 @@ def _page(
     total: int,
     *,
     room: int,
+    read: Read,
     more: bool | None = None,
 ) -> Page:
-    return Page(
-        found[:room], query.page, query.size, total, len(found) > room if more is None else more
-    )
+    more = len(found) > room if more is None else more
+    return Page(found[:room], query.page, query.size, total, more, read)
 
 
 def _window(rt: Runtime, query: ListQuery, *, default_days: int) -> tuple[datetime, datetime]:

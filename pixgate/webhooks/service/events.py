@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
+from pixgate.core.db.replica import PRIMARY, Read
 from pixgate.runtime import Runtime
 from pixgate.webhooks.queries import outbox as rows
 
@@ -35,6 +36,8 @@ class EventSummary:
 class EventPage:
     items: list[EventSummary]
     total: int
+    read: Read = PRIMARY
+    """Where the events came from: a standby may be a little behind (`Runtime.reads`)."""
 
 
 async def list_events(
@@ -49,7 +52,7 @@ async def list_events(
     size: int = 20,
     transaction_id: UUID | None = None,
 ) -> EventPage:
-    async with rt.db.connection() as conn:
+    async with rt.reads() as (conn, read):
         found, total = await rows.list_events(
             conn,
             account_id,
@@ -71,4 +74,4 @@ async def list_events(
         )
         for r in found
     ]
-    return EventPage(items, total)
+    return EventPage(items, total, read)
