@@ -2,7 +2,8 @@
 # Every bench for 2 seconds: a crash test, not a measurement (the targets print but do not fail).
 # Exits non-zero when a bench crashes, the cash-out exactly-once check fails or a webhook
 # delivery is lost.
-# Needs wrk, pgbench and the PostgreSQL server of PIXGATE_BENCH_SERVER (default 127.0.0.1:5432).
+# Needs wrk, pgbench and the PostgreSQL server of PIXGATE_BENCH_SERVER (default 127.0.0.1:5432);
+# bench/reads_standby.py also Debian's patroni and etcd-server (it runs its own cluster).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python}
@@ -21,6 +22,11 @@ run bench/cash_out.py --duration 2 --warmup 1
 run bench/webhook_latency.py --duration 2 --accounts 2
 run bench/webhook_receivers.py --duration 2 --warmup 1
 run bench/hostile_input.py --repeat 1
+if [ -x /usr/bin/patroni ] && [ -x /usr/bin/etcd ]; then
+    run bench/reads_standby.py --duration 2 --warmup 1 --rounds 1
+else
+    echo "bench/reads_standby.py skipped: patroni or etcd-server is not installed"
+fi
 if ((${#failed[@]})); then
     echo "failed: ${failed[*]}" >&2
     exit 1
