@@ -2,7 +2,7 @@
 is lost, nothing is paid twice, every final state is notified exactly once.
 
     python bench/soak.py [--duration 60] [--clients 16] [--faults api,workers] [--kill-every 5]
-                         [--signal KILL,TERM]
+                         [--signal KILL,TERM] [--ha --faults primary]
 
 Runs `pixgate serve --workers 2 --no-worker` and two `pixgate worker` processes on a fresh
 database of the PostgreSQL server, with a webhook receiver (bench/_receiver.py) for every
@@ -12,6 +12,13 @@ refunds of received payments, and repeats of the same `externalId` / idempotency
 whose request goes unanswered (connection lost, 502-504) sends the same request again until it
 is answered, as an integrator's client would; an answer that the `externalId` was used already
 (400 PIX_DUPLICATE_EXTERNAL_ID) acknowledges the earlier request's transaction.
+
+With `--ha` the database is a primary and a synchronous standby run by Debian's Patroni over
+etcd (tests/patroni.py), started here, and the gateway reaches them through their multi-host
+URL (`target_session_attrs=read-write`). `--faults primary` then SIGKILLs the primary's
+postmaster (Patroni starts it again in place), and the next time every process of the
+primary's node (Patroni promotes the standby; the dead node is started again once it has,
+and rejoins as the standby), in turns, each once the standby streams again.
 
 `--faults api` SIGKILLs the whole API (supervisor and both processes) every `--kill-every`
 seconds, at a random moment, and starts it again; `--faults api-process` SIGKILLs one of the
@@ -35,6 +42,7 @@ check fails.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
@@ -48,10 +56,14 @@ import time
 import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.patroni
+
 from _common import (
     PIXGATE,
     Credentials,
@@ -69,6 +81,7 @@ from _common import (
 
 from pixgate.sandbox import rules as scenarios
 from pixgate.webhooks.rules.webhooks import EventType
+from tests import patroni
 
 PAYER = {"name": "Joao Pagador", "document": "52998224725"}
 HOLDER_CPF = "11144477735"
@@ -126,8 +139,10 @@ class Fleet:
         *,
         api_workers: int,
         job_workers: int,
+        cluster: patroni.Cluster | None = None,
     ) -> None:
         self.deployment = deployment
+        self.cluster = cluster
         self.exit_seconds: list[float] = []
         self.overran = 0
         self.port = free_port()
@@ -198,6 +213,27 @@ class Fleet:
         self.kills["worker", how] += 1
         self.workers[index] = self._start_worker()
 
+    def kill_primary(self, how: signal.Signals) -> None:
+        """The primary's postmaster, then the next time its whole node, by SIGKILL whatever
+        `how` says (a database server dies; it is not stopped); first waits for the standby
+        to stream, so that each kill has a standby to fail over to."""
+        assert self.cluster is not None, "--faults primary needs --ha"
+        leader = self.cluster.wait("standby", timeout=120)
+        if self.killed("primary") % 2 == 0:
+            leader.kill_postmaster()
+        else:
+            leader.kill()
+            threading.Thread(target=self._rejoin, args=(leader,), daemon=True).start()
+        self.kills["primary", how] += 1
+
+    def _rejoin(self, node: patroni.Node) -> None:
+        """Start the killed node's Patroni again once another node leads."""
+        assert self.cluster is not None
+        deadline = time.monotonic() + 120
+        while self.cluster.leader() in (None, node) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        node.restart()
+
     def killed(self, kind: str) -> int:
         return sum(n for (k, _), n in self.kills.items() if k == kind)
 
@@ -256,6 +292,8 @@ def inject_faults(
         elif kind == "api-process":
             if not fleet.kill_api_process(rng, how):
                 continue
+        elif kind == "primary":
+            fleet.kill_primary(how)
         else:
             fleet.kill_worker(rng, how)
         turns.pop()
@@ -610,7 +648,12 @@ def main() -> int:
         "--faults",
         default="",
         help="comma-separated: api (the whole API), api-process (one of its processes), "
-        "workers (a job worker); empty: none",
+        "workers (a job worker), primary (the database's primary; with --ha); empty: none",
+    )
+    parser.add_argument(
+        "--ha",
+        action="store_true",
+        help="the database: a primary and a synchronous standby run by Patroni, started here",
     )
     parser.add_argument("--kill-every", type=float, default=5.0, help="seconds between kills")
     parser.add_argument(
@@ -622,12 +665,30 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=int(time.time()))
     args = parser.parse_args()
     faults = [f for f in args.faults.split(",") if f]
-    if set(faults) - {"api", "api-process", "workers"}:
-        parser.error("--faults takes api, api-process and/or workers")
+    if set(faults) - {"api", "api-process", "workers", "primary"}:
+        parser.error("--faults takes api, api-process, workers and/or primary")
+    if "primary" in faults and not args.ha:
+        parser.error("--faults primary needs --ha")
     names = [n for n in args.signal.split(",") if n]
     if not names or set(names) - {"KILL", "TERM"}:
         parser.error("--signal takes KILL, TERM or KILL,TERM")
     signals = [signal.Signals[f"SIG{name}"] for name in names]
+    with contextlib.ExitStack() as stack:
+        cluster = None
+        if args.ha:
+            if not patroni.installed():
+                parser.error(patroni.MISSING)
+            cluster = stack.enter_context(patroni.cluster(synchronous=True))
+            args.server = cluster.url()
+        return soak(args, faults, signals, cluster)
+
+
+def soak(
+    args: argparse.Namespace,
+    faults: list[str],
+    signals: list[signal.Signals],
+    cluster: patroni.Cluster | None,
+) -> int:
     print(machine_summary(args.server))
     print(f"seed {args.seed}; faults: {', '.join(faults) or 'none'} by SIG{args.signal}")
 
@@ -658,11 +719,7 @@ def main() -> int:
                     "--url",
                     f"http://127.0.0.1:{receiver_port}/hook/{account['accountId']}",
                 )
-        fleet = Fleet(
-            deployment,
-            api_workers=2,
-            job_workers=2,
-        )
+        fleet = Fleet(deployment, api_workers=2, job_workers=2, cluster=cluster)
         fleet.wait_ready()
         team = [(int(a["accountId"]), credentials(fleet.base, a)) for a in accounts]
         stop = threading.Event()
@@ -715,7 +772,8 @@ def main() -> int:
     print(
         f"faults: {fleet.killed('api') if fleet else 0} API kills, "
         f"{fleet.killed('api-process') if fleet else 0} API process kills, "
-        f"{fleet.killed('worker') if fleet else 0} worker kills; "
+        f"{fleet.killed('worker') if fleet else 0} worker kills, "
+        f"{fleet.killed('primary') if fleet else 0} primary kills; "
         f"{len(arrivals)} webhook arrivals, {len({a['id'] for a in arrivals})} distinct "
         f"webhook-ids; "
         f"left after drain: {left[0]} jobs, {left[1]} pending deliveries"

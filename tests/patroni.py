@@ -42,7 +42,10 @@ CONFIG_DCS = {
     "retry_timeout": 3,
     "maximum_lag_on_failover": 1 << 20,
     "postgresql": {
-        "use_pg_rewind": False,
+        # A killed primary that comes back rejoins as a standby: rewound, or cloned again.
+        "use_pg_rewind": True,
+        "remove_data_directory_on_rewind_failure": True,
+        "remove_data_directory_on_diverged_timelines": True,
         "parameters": {
             "max_connections": 60,
             "shared_buffers": "32MB",
@@ -81,7 +84,7 @@ class Node:
     def kill_postmaster(self) -> None:
         """SIGKILL of the postmaster alone: its backends die with it; Patroni lives on."""
         postmaster = self.postmaster()
-        assert postmaster is not None, f"{self.name} runs no PostgreSQL"
+        assert postmaster is not None, f"{self.name} runs no PostgreSQL: {os.listdir(self.data)}"
         postmaster.send_signal(signal.SIGKILL)
 
     def kill(self) -> None:
@@ -95,6 +98,22 @@ class Node:
             with suppress(psutil.NoSuchProcess):
                 process.send_signal(signal.SIGKILL)
         self.process.wait(timeout=10)
+
+    def restart(self) -> None:
+        """Patroni again on the node's files, after `kill`: it rejoins as a standby."""
+        assert self.process.poll() is not None, f"{self.name} is running"
+        self.process = _start(self.home, self.home / "patroni.yml", self.home.parent)
+
+
+def _start(home: Path, config: Path, owner: Path) -> subprocess.Popen[bytes]:
+    with (home / "patroni.out").open("ab") as out:
+        return subprocess.Popen(
+            [PATRONI, str(config)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=home,
+            **_as_user(owner, home, config),
+        )
 
 
 @dataclass
@@ -166,7 +185,8 @@ class Cluster:
                 m.get("role") == want and m.get("state") in ("running", "streaming")
                 for m in members.values()
             )
-            if leader is not None and (ready == "leader" or streaming):
+            running = leader is not None and leader.postmaster() is not None
+            if leader is not None and running and (ready == "leader" or streaming):
                 return leader
             time.sleep(0.2)
         raise AssertionError(f"no {ready} within {timeout:g} s: {self.members()}")
@@ -267,14 +287,7 @@ def cluster(*, synchronous: bool) -> Iterator[Cluster]:
                 pg, api = free_port(), free_port()
                 config = node_home / "patroni.yml"
                 config.write_text(_node_config(name, scope, node_home, pg, api, etcd, synchronous))
-                with (node_home / "patroni.out").open("wb") as out:
-                    process = subprocess.Popen(
-                        [PATRONI, str(config)],
-                        stdout=out,
-                        stderr=subprocess.STDOUT,
-                        cwd=node_home,
-                        **_as_user(home, node_home, config),
-                    )
+                process = _start(node_home, config, home)
                 nodes.append(Node(name, pg, api, node_home, process))
                 ha = Cluster(nodes, synchronous)
                 # the first bootstraps the cluster; the second clones it then streams

@@ -14,6 +14,10 @@ import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
+import pytest
+
+from tests import patroni
+
 SOAK = Path(__file__).resolve().parents[2] / "bench" / "soak.py"
 
 
@@ -52,3 +56,17 @@ def test_nothing_acknowledged_is_lost_while_processes_are_killed(database_url: s
         for how in ("SIGKILL", "SIGTERM"):
             assert figure(rf"{kind} by {how}: (\d+)", output) >= 1  # the fault really happened
     assert figure(r"(\d+) distinct\s+webhook-ids", output) > 300
+
+
+@pytest.mark.skipif(not patroni.installed(), reason=patroni.MISSING)
+def test_nothing_acknowledged_is_lost_when_the_primary_dies(database_url: str) -> None:
+    """The same mixed load on a primary and a synchronous standby run by Patroni: the
+    primary's postmaster is SIGKILLed, then its whole node (the standby is promoted, the dead
+    node rejoins as the standby), in turns."""
+    output = soak(
+        database_url,
+        *("--ha", "--duration", "45", "--faults", "primary", "--kill-every", "10"),
+    )
+    assert "lost: 0 -> PASS" in output
+    assert figure(r"(\d+) primary kills", output) >= 2  # the postmaster, then the node
+    assert figure(r"(\d+) acknowledged transactions", output) > 300
