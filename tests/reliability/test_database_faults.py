@@ -107,6 +107,7 @@ async def test_a_database_refusing_connections_answers_503(
     account = await make_account(rt, balance="100.00")
     headers = await bearer(client, account)
     name = f"refusing_{uuid.uuid4().hex[:12]}"
+    assert rt.settings.database_url is not None
     admin = await asyncpg.connect(rt.settings.database_url)
     try:
         await admin.execute(f'CREATE DATABASE "{name}" ALLOW_CONNECTIONS false')
