@@ -37,23 +37,28 @@ def exit_without_collecting() -> None:
     atexit.register(gc.freeze)
 
 
+def resolved_url(settings: Settings) -> str:
+    """The configured server, or the embedded one; a data directory that pixgate on another
+    machine uses is an error of the command, not a traceback."""
+    if settings.database_url:
+        return settings.database_url
+    from pixgate.core.db.embedded import ServedElsewhere
+    from pixgate.runtime import resolve_database_url
+
+    try:
+        return resolve_database_url(settings)
+    except ServedElsewhere as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+
+
 def database_url(settings: Settings) -> str:
     """Resolve the database and, on the embedded default, bring its schema up to date.
 
     A schema already current costs one connection and two queries
     (`schema_version.is_current`), not the load of Alembic; the database is only created
     when that connection finds none."""
-    from pixgate.runtime import resolve_database_url
-
-    try:
-        url = resolve_database_url(settings)
-    except Exception as exc:
-        from pixgate.core.db.embedded import ServedElsewhere
-
-        if not isinstance(exc, ServedElsewhere):
-            raise
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from exc
+    url = resolved_url(settings)
     if settings.database_url is None:
         import asyncio
 

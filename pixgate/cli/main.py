@@ -23,6 +23,7 @@ from pixgate.cli.common import (
     database_url,
     emit_json,
     exit_without_collecting,
+    resolved_url,
     run,
 )
 from pixgate.cli.webhooks import webhooks_app
@@ -163,10 +164,9 @@ def db_upgrade(revision: Annotated[str, typer.Argument()] = "head") -> None:
 
     from pixgate.core.db import embedded, migrate
     from pixgate.core.settings import Settings
-    from pixgate.runtime import resolve_database_url
 
     settings = Settings()
-    url = settings.direct_database_url or resolve_database_url(settings)
+    url = settings.direct_database_url or resolved_url(settings)
     if settings.database_url is None:
         asyncio.run(embedded.ensure_database(url))
     migrate.upgrade(url, revision)

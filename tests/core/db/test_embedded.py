@@ -250,6 +250,16 @@ def test_a_second_host_on_the_same_directory_is_refused(
         assert f"in use by pixgate on {socket.gethostname()}" in refused.stderr
         assert "set PIXGATE_DATABASE_URL" in refused.stderr
         assert "Traceback" not in refused.stderr
+        upgrade = subprocess.run(
+            _on_another_host([PIXGATE, "db", "upgrade"]),
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert upgrade.returncode == 1, upgrade.stdout + upgrade.stderr
+        assert "in use by pixgate on" in upgrade.stderr and "Traceback" not in upgrade.stderr
         assert _postmaster_pid(pgdata) == postmaster, "the server of this host is untouched"
         assert httpx.get(f"{base}/readyz").json() == {"status": "ready"}
         listed = subprocess.run(
