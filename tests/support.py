@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from pixgate.core import documents
 from pixgate.core.clock import Clock
+from pixgate.core.pix import documents
 from pixgate.jobs.worker import run_once
 from pixgate.runtime import Runtime
 

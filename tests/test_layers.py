@@ -49,17 +49,14 @@ OTHER_NAMES = {"receiver": "rules", "retry": "rules", "queue": "queries", "bank"
 
 PURE_CORE = frozenset(
     {
-        "brcode",
         "clock",
         "counterparts",
-        "documents",
         "errors",
         "ids",
         "labels",
         "masking",
         "money",
         "names",
-        "pix_keys",
         "timestamps",
     }
 )
@@ -232,6 +229,7 @@ PURE = [
     for p in _modules()
     if (_part(p) in FEATURES and _layer(p) == "rules")
     or (_part(p) == "core" and p.parent == PACKAGE / "core" and p.stem in PURE_CORE)
+    or p.parent == PACKAGE / "core" / "pix"
 ]
 
 

@@ -29,7 +29,7 @@ import httpx
 
 from pixgate.accounts.rules.certificates import from_pem
 from pixgate.accounts.rules.tokens import TokenSigner
-from pixgate.core import brcode
+from pixgate.core.pix import brcode
 from pixgate.runtime import Runtime
 from pixgate.webhooks import verify_signature
 from tests.processes import free_port

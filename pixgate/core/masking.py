@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pixgate.core.documents import is_cnpj_form, is_cpf_form, only_document_chars
+from pixgate.core.pix.documents import is_cnpj_form, is_cpf_form, only_document_chars
 
 
 def mask_document(document: str | None) -> str | None:

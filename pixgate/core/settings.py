@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from pixgate.core import brcode
+from pixgate.core.pix import brcode
 
 
 class Settings(BaseSettings):

@@ -23,7 +23,6 @@ from datetime import timedelta
 
 from pixgate.core.counterparts import house_holder
 from pixgate.core.db.pool import Database
-from pixgate.core.documents import is_valid_document, make_cpf, only_document_chars
 from pixgate.core.errors import (
     InsufficientBalance,
     InvalidPixKey,
@@ -33,6 +32,7 @@ from pixgate.core.errors import (
     ValidationFailed,
 )
 from pixgate.core.ids import new_end_to_end_id
+from pixgate.core.pix.documents import is_valid_document, make_cpf, only_document_chars
 from pixgate.core.settings import Settings
 from pixgate.provider import instructions as provider_instructions
 from pixgate.provider.base import (

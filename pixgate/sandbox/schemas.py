@@ -12,7 +12,7 @@ from pixgate.core.http.schemas import (
     AwareTimestamp,
     example,
 )
-from pixgate.core.pix_keys import MAX_EMAIL
+from pixgate.core.pix.keys import MAX_EMAIL
 from pixgate.payouts.public import EXAMPLE_CODE
 
 

@@ -6,9 +6,14 @@ from collections.abc import Callable
 from typing import Literal
 
 from pixgate.accounts.public import key_owner
-from pixgate.core.documents import is_cnpj_form, is_cpf_form, is_valid_document, only_document_chars
 from pixgate.core.errors import Conflict, ValidationFailed
-from pixgate.core.pix_keys import SplitKeyType, is_email, is_evp, is_valid_split_key, normalize_key
+from pixgate.core.pix.documents import (
+    is_cnpj_form,
+    is_cpf_form,
+    is_valid_document,
+    only_document_chars,
+)
+from pixgate.core.pix.keys import SplitKeyType, is_email, is_evp, is_valid_split_key, normalize_key
 from pixgate.provider.dict_keys import KeyHolder
 from pixgate.runtime import Runtime
 from pixgate.sandbox import queries as sandbox_dict

@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from pixgate.core import brcode
+from pixgate.core.pix import brcode
 from pixgate.runtime import Runtime
 from tests.helpers import bearer, make_account
 

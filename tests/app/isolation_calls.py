@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from pixgate.core.brcode import encode, static
+from pixgate.core.pix.brcode import encode, static
 from tests.app.isolation_world import B_BALANCE, B_NAME, CPF, World
 from tests.helpers import cert_header
 

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from pixgate.accounts.service import accounts
-from pixgate.core.brcode import encode, static
+from pixgate.core.pix.brcode import encode, static
 from pixgate.core.settings import Settings
 from pixgate.runtime import Runtime
 from tests.helpers import bearer, make_account

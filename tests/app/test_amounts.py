@@ -17,8 +17,8 @@ import httpx
 import orjson
 import pytest
 
-from pixgate.core import brcode
 from pixgate.core.money import MAX_AMOUNT, MAX_CENTS, to_cents
+from pixgate.core.pix import brcode
 from pixgate.payouts.schemas.cash_out_qrcode import EXAMPLE_CODE
 from pixgate.runtime import Runtime
 from pixgate.webhooks import service as webhooks

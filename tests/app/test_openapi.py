@@ -12,10 +12,10 @@ from fastapi import FastAPI
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixgate.core.documents import document_kind, make_cpf, only_document_chars
 from pixgate.core.errors import SandboxScenarioUnknown
 from pixgate.core.http.schemas import DOCUMENT_PATTERN
-from pixgate.core.pix_keys import DICT_KEY_PATTERN, dict_key_type
+from pixgate.core.pix.documents import document_kind, make_cpf, only_document_chars
+from pixgate.core.pix.keys import DICT_KEY_PATTERN, dict_key_type
 from pixgate.sandbox import rules as scenarios
 from tests.support import make_cnpj
 

@@ -13,7 +13,7 @@ import jwt
 
 from pixgate.accounts.public import Scope, auth
 from pixgate.accounts.service.accounts import NewAccount
-from pixgate.core import brcode
+from pixgate.core.pix import brcode
 from pixgate.core.settings import Settings
 from pixgate.runtime import Runtime
 from tests.helpers import bearer, cert_header, make_account

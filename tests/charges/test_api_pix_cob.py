@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from pixgate.accounts.public import Scope
-from pixgate.core import brcode
+from pixgate.core.pix import brcode
 from pixgate.runtime import Runtime
 from tests.app.api_pix_document import assert_conforms
 from tests.charges.api_pix_helpers import (

@@ -15,7 +15,7 @@ import zxingcpp
 from brcode.utils.brcodeId import jsonFromBrcode  # type: ignore[import-untyped]
 from PIL import Image
 
-from pixgate.core.brcode import decode
+from pixgate.core.pix.brcode import decode
 from pixgate.runtime import Runtime
 from tests.helpers import bearer, make_account
 

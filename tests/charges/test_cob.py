@@ -9,7 +9,7 @@ import httpx
 import jwt
 import pytest
 
-from pixgate.core import brcode
+from pixgate.core.pix import brcode
 from pixgate.runtime import Runtime
 from tests.helpers import bearer, make_account
 from tests.support import FixedClock, drain

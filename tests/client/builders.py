@@ -10,7 +10,7 @@ from typing import TypeVar
 from urllib.parse import quote
 
 from pixgate.charges.schemas.cash_in import CashInPayer, CashInRequest, CashInTransaction
-from pixgate.core.pix_keys import KeyType
+from pixgate.core.pix.keys import KeyType
 from pixgate.payouts.schemas.cash_out import CashOutDetails, CashOutRequest
 from pixgate.sandbox.schemas import SandboxIncomingRequest, SandboxPayer
 

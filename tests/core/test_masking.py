@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixgate.core.documents import document_kind, make_cpf, only_document_chars
 from pixgate.core.masking import mask_document, mask_header_values
+from pixgate.core.pix.documents import document_kind, make_cpf, only_document_chars
 from tests.support import make_cnpj
 
 

@@ -17,7 +17,6 @@ from hypothesis.stateful import (
 )
 
 from pixgate.charges.service import cash_in, charges, cob
-from pixgate.core import brcode
 from pixgate.core.errors import (
     ChargeNotPayable,
     DictKeyNotFound,
@@ -33,7 +32,8 @@ from pixgate.core.errors import (
 )
 from pixgate.core.ids import new_txid
 from pixgate.core.labels import TransactionStatus
-from pixgate.core.pix_keys import KeyType
+from pixgate.core.pix import brcode
+from pixgate.core.pix.keys import KeyType
 from pixgate.ledger.queries.transactions import Transaction
 from pixgate.ledger.service import transactions
 from pixgate.payouts.service import cash_out, cash_out_qrcode, dict_transfer

@@ -16,7 +16,6 @@ from typing import Any, TypeVar
 from hypothesis import strategies as st
 
 from pixgate.charges.service import cash_in, charges
-from pixgate.core.documents import make_cpf
 from pixgate.core.errors import (
     InsufficientBalance,
     InvalidPixKey,
@@ -24,7 +23,8 @@ from pixgate.core.errors import (
     ProviderUnavailable,
 )
 from pixgate.core.labels import TransactionStatus
-from pixgate.core.pix_keys import SplitKeyType
+from pixgate.core.pix.documents import make_cpf
+from pixgate.core.pix.keys import SplitKeyType
 from pixgate.core.settings import Settings
 from pixgate.med import service as med
 from pixgate.med.rules import MedReason

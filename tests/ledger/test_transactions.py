@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pixgate.core.pix_keys import ANY_KEY_FORM
+from pixgate.core.pix.keys import ANY_KEY_FORM
 from pixgate.runtime import Runtime
 from tests.builders import insert_transactions
 from tests.helpers import assert_general_error, bearer, make_account

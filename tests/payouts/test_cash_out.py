@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from pixgate.accounts.service import accounts
-from pixgate.core.pix_keys import KEY_FORMS
+from pixgate.core.pix.keys import KEY_FORMS
 from pixgate.payouts.queries import payments
 from pixgate.payouts.service import settlement as payouts
 from pixgate.runtime import Runtime

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from pixgate.accounts.service import accounts
-from pixgate.core.brcode import dynamic, encode, static
+from pixgate.core.pix.brcode import dynamic, encode, static
 from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
 from tests.charges.test_cash_in import create_charge

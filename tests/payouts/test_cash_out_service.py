@@ -20,7 +20,7 @@ from pixgate.core.errors import (
     PixgateError,
     TransactionLimitExceeded,
 )
-from pixgate.core.pix_keys import KeyType
+from pixgate.core.pix.keys import KeyType
 from pixgate.jobs.queue import SETTLE_PAYOUT
 from pixgate.ledger.service import verify
 from pixgate.payouts.service import cash_out

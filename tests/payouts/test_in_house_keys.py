@@ -11,7 +11,7 @@ import httpx
 import orjson
 
 from pixgate.accounts.service import accounts, keys
-from pixgate.core.brcode import encode, static
+from pixgate.core.pix.brcode import encode, static
 from pixgate.ledger.service import verify
 from pixgate.runtime import Runtime
 from pixgate.webhooks import service as webhooks

@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 
-from pixgate.core.brcode import encode, static
 from pixgate.core.ids import is_end_to_end_id
+from pixgate.core.pix.brcode import encode, static
 from pixgate.runtime import Runtime
 from tests.charges.test_cash_in import create_charge
 from tests.helpers import assert_general_error, bearer, make_account

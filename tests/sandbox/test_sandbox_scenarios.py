@@ -17,7 +17,7 @@ from fastapi.routing import APIRoute, iter_route_contexts
 
 from pixgate.accounts.routes.deps import sandbox_scenario
 from pixgate.charges.service.locations import location_url
-from pixgate.core import brcode
+from pixgate.core.pix import brcode
 from pixgate.runtime import Runtime
 from pixgate.sandbox.rules import SYNCHRONOUS
 from tests.charges.test_cash_in import charge_body, split

@@ -1,6 +1,6 @@
 """The PIX keys that receive into our accounts (`account_keys`): the DICT entries the gateway
 holds for its own accounts. Keys are stored in their canonical spelling
-(`core.pix_keys.normalize_key`), so a lookup must normalize first."""
+(`core.pix.keys.normalize_key`), so a lookup must normalize first."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import asyncpg
 
 from pixgate.core.db.batches import read_by_key
 from pixgate.core.db.pool import Connection, Database
-from pixgate.core.pix_keys import DictKeyType
+from pixgate.core.pix.keys import DictKeyType
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,9 +22,9 @@ from pixgate.accounts.queries import keys as key_rows
 from pixgate.accounts.queries.accounts import Account
 from pixgate.accounts.rules.clients import AuthMethod
 from pixgate.core import names
-from pixgate.core.documents import is_valid_document, only_document_chars
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
 from pixgate.core.money import InvalidAmount, to_cents
+from pixgate.core.pix.documents import is_valid_document, only_document_chars
 from pixgate.runtime import Runtime
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """The PIX keys of our accounts: what the gateway registers, lists and removes in the DICT
 for them (`account_keys`), as the operator asks through `pixgate accounts keys`.
 
-A key is taken in the Central Bank's forms (`core.pix_keys.dict_key_type`: a CPF, a CNPJ,
+A key is taken in the Central Bank's forms (`core.pix.keys.dict_key_type`: a CPF, a CNPJ,
 a `+55` phone, an e-mail, a hyphenated EVP) and stored in its canonical spelling, so a
 payment to any spelling of it finds its account. A key names one account: a key another
 account (or this one) holds is refused. A CPF or CNPJ key is the holder's own document,
@@ -15,7 +15,7 @@ from pixgate.accounts.queries.accounts import get as get_account
 from pixgate.accounts.queries.keys import AccountKey
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
-from pixgate.core.pix_keys import DICT_KEY_FORM, DictKeyType, dict_key_type, normalize_key
+from pixgate.core.pix.keys import DICT_KEY_FORM, DictKeyType, dict_key_type, normalize_key
 from pixgate.runtime import Runtime
 
 DOCUMENT_TYPES: frozenset[DictKeyType] = frozenset({"CPF", "CNPJ"})

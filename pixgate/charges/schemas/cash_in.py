@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.core.http.schemas import DOCUMENT, EXAMPLE_CPF, Amount, ApiModel, SplitValue, example
-from pixgate.core.pix_keys import SplitKeyType
+from pixgate.core.pix.keys import SplitKeyType
 
 
 class CashInTransaction(BaseModel):

@@ -11,10 +11,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pixgate.charges.service.cob import Cob
-from pixgate.core.documents import is_valid_cnpj, is_valid_cpf
 from pixgate.core.http.schemas import EXAMPLE_CPF, ApiModel, CentralBankAmount, example, iso
 from pixgate.core.labels import ChargeStatus
 from pixgate.core.money import format_amount
+from pixgate.core.pix.documents import is_valid_cnpj, is_valid_cpf
 
 
 class Calendario(BaseModel):

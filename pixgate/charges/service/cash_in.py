@@ -26,8 +26,6 @@ from pixgate.charges.queries import charges as charge_rows
 from pixgate.charges.queries.charges import SplitRow
 from pixgate.charges.service.charges import FEE_KEY
 from pixgate.charges.service.locations import location_url, new_location_token
-from pixgate.core import brcode
-from pixgate.core.documents import is_valid_document, only_document_chars
 from pixgate.core.errors import NotFound, ValidationFailed
 from pixgate.core.ids import new_txid
 from pixgate.core.labels import ChargeStatus, TransactionKind
@@ -39,7 +37,9 @@ from pixgate.core.money import (
     split_value,
     to_cents,
 )
-from pixgate.core.pix_keys import SplitKeyType, is_valid_split_key, key_form_error
+from pixgate.core.pix import brcode
+from pixgate.core.pix.documents import is_valid_document, only_document_chars
+from pixgate.core.pix.keys import SplitKeyType, is_valid_split_key, key_form_error
 from pixgate.jobs.public import queue as jobs
 from pixgate.payouts.public import external_ids
 from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions

@@ -25,15 +25,15 @@ from pixgate.charges.queries import charges as charge_rows
 from pixgate.charges.queries.charges import Charge
 from pixgate.charges.service import splits
 from pixgate.charges.service.locations import location_prefixes
-from pixgate.core import brcode
 from pixgate.core.counterparts import BANK_NAME, Counterpart
 from pixgate.core.db.pool import Connection
-from pixgate.core.documents import document_kind, is_valid_document, only_document_chars
 from pixgate.core.errors import ChargeNotFound, ChargeNotPayable, NotFound, ValidationFailed
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import ChargeStatus, TransactionKind
 from pixgate.core.money import InvalidAmount, amount_cents
-from pixgate.core.pix_keys import dict_key_type, normalize_key
+from pixgate.core.pix import brcode
+from pixgate.core.pix.documents import document_kind, is_valid_document, only_document_chars
+from pixgate.core.pix.keys import dict_key_type, normalize_key
 from pixgate.core.settings import Settings
 from pixgate.ledger.public import Transaction, journal
 from pixgate.runtime import Runtime

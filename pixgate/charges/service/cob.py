@@ -26,13 +26,13 @@ from pixgate.charges.queries.charges import Charge
 from pixgate.charges.queries.locations import Location
 from pixgate.charges.service.expiry import status_at
 from pixgate.charges.service.locations import location_text, new_location_token
-from pixgate.core import brcode
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import Conflict, NotFound, ValidationFailed
 from pixgate.core.ids import new_txid
 from pixgate.core.labels import ChargeStatus, TransactionKind
 from pixgate.core.money import to_cents
-from pixgate.core.pix_keys import DICT_KEY_FORM, dict_key_type, normalize_key
+from pixgate.core.pix import brcode
+from pixgate.core.pix.keys import DICT_KEY_FORM, dict_key_type, normalize_key
 from pixgate.jobs.public import queue as jobs
 from pixgate.ledger.public import Transaction
 from pixgate.provider.base import NO_INSTRUCTIONS, ChargeRegistration, Instructions

@@ -32,7 +32,7 @@ from pixgate.core.db.pool import Connection
 from pixgate.core.errors import InsufficientBalance
 from pixgate.core.labels import SplitFrequency, TransactionKind
 from pixgate.core.money import allocate_splits
-from pixgate.core.pix_keys import normalize_key
+from pixgate.core.pix.keys import normalize_key
 from pixgate.core.settings import Settings
 from pixgate.jobs.public import queue as jobs
 from pixgate.ledger.public import Transaction

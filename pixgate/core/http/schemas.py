@@ -184,7 +184,7 @@ DOCUMENT_PATTERN = (
     rf"|^(?:{_SEP}[0-9A-Za-z]){{12}}(?:{_SEP}[0-9]){{2}}{_SEP}$"
 )
 """CPF (11 digits) or CNPJ (12 of `[0-9A-Z]` then 2 digits: the alphanumeric CNPJ), in any
-case, with the punctuation `core.documents.only_document_chars` drops (`.`, `-`, `/`,
+case, with the punctuation `core.pix.documents.only_document_chars` drops (`.`, `-`, `/`,
 space) anywhere."""
 DOCUMENT: dict[str, Any] = {"pattern": DOCUMENT_PATTERN}
 """`json_schema_extra` of a document field; check digits are the service's to verify."""

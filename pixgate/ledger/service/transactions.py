@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from pixgate.core.db.replica import PRIMARY, Read
 from pixgate.core.errors import NotFound, ValidationFailed
-from pixgate.core.pix_keys import ANY_KEY_FORM, detect_key_type, normalize_key
+from pixgate.core.pix.keys import ANY_KEY_FORM, detect_key_type, normalize_key
 from pixgate.core.timestamps import is_iso_date, is_iso_date_time
 from pixgate.ledger.queries import transactions as rows
 from pixgate.ledger.queries.transactions import Transaction

@@ -11,7 +11,7 @@ from typing import Self
 from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.core.http.schemas import DOCUMENT, EXAMPLE_CPF, BuiltModel, PixAmount, example, iso
-from pixgate.core.pix_keys import KeyType
+from pixgate.core.pix.keys import KeyType
 from pixgate.payouts.service.outgoing import CashOut
 
 

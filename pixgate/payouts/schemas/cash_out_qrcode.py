@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.core import brcode
 from pixgate.core.http.schemas import DOCUMENT, PixAmount, example
+from pixgate.core.pix import brcode
 from pixgate.payouts.schemas.cash_out import CashOutResponse
 
 EXAMPLE_CODE = brcode.encode(brcode.static("loja@example.com", "Loja Exemplo", "Sao Paulo", 1000))

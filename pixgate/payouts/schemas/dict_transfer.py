@@ -19,10 +19,10 @@ from pydantic import (
     model_validator,
 )
 
-from pixgate.core.documents import is_valid_document, only_document_chars
 from pixgate.core.http.schemas import DOCUMENT, Amount, ApiModel, Money, example, iso
 from pixgate.core.money import to_decimal
-from pixgate.core.pix_keys import DICT_KEY_FORM, DICT_KEY_PATTERN, MAX_EMAIL, dict_key_type
+from pixgate.core.pix.documents import is_valid_document, only_document_chars
+from pixgate.core.pix.keys import DICT_KEY_FORM, DICT_KEY_PATTERN, MAX_EMAIL, dict_key_type
 from pixgate.payouts.service.dict_transfer import Transfer
 
 Ispb = Annotated[str, StringConstraints(pattern=r"^\d{8}$")]

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from pixgate.core.documents import document_kind, only_document_chars
 from pixgate.core.errors import InvalidAmount, InvalidPixKey, ValidationFailed
 from pixgate.core.labels import TransactionKind
 from pixgate.core.money import amount_cents
-from pixgate.core.pix_keys import KeyType, is_valid_cash_out_key, key_form_error, normalize_key
+from pixgate.core.pix.documents import document_kind, only_document_chars
+from pixgate.core.pix.keys import KeyType, is_valid_cash_out_key, key_form_error, normalize_key
 from pixgate.payouts.service import in_house, outgoing
 from pixgate.payouts.service.outgoing import CashOut
 from pixgate.provider.base import NO_INSTRUCTIONS, Instructions

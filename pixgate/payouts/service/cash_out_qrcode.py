@@ -32,8 +32,6 @@ from typing import Any
 from pixgate.accounts.public import fees
 from pixgate.charges.public import charges_queries as charge_rows
 from pixgate.charges.public import charges_service as charges
-from pixgate.core import brcode
-from pixgate.core.documents import document_kind, only_document_chars
 from pixgate.core.errors import (
     ChargeNotPayable,
     InvalidQrCode,
@@ -43,7 +41,9 @@ from pixgate.core.errors import (
 )
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import TransactionKind, TransactionStatus
-from pixgate.core.pix_keys import detect_key_type, normalize_key
+from pixgate.core.pix import brcode
+from pixgate.core.pix.documents import document_kind, only_document_chars
+from pixgate.core.pix.keys import detect_key_type, normalize_key
 from pixgate.payouts.rules import AcceptMode
 from pixgate.payouts.service import external_ids, in_house, outgoing
 from pixgate.payouts.service.cash_out import amount_of

@@ -34,7 +34,6 @@ import structlog
 
 from pixgate.accounts.public import fees, find_key_owner
 from pixgate.core.counterparts import Counterpart
-from pixgate.core.documents import only_document_chars
 from pixgate.core.errors import (
     DictKeyNotFound,
     IdempotencyKeyReused,
@@ -46,7 +45,8 @@ from pixgate.core.errors import (
 )
 from pixgate.core.ids import new_end_to_end_id
 from pixgate.core.labels import TransactionKind, TransactionStatus
-from pixgate.core.pix_keys import DICT_KEY_FORM, dict_key_type, normalize_key
+from pixgate.core.pix.documents import only_document_chars
+from pixgate.core.pix.keys import DICT_KEY_FORM, dict_key_type, normalize_key
 from pixgate.ledger.public import Transaction
 from pixgate.payouts.queries import dict_transfers as rows
 from pixgate.payouts.rules import AcceptMode

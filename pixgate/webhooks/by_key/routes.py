@@ -14,7 +14,7 @@ from pixgate.core.http import problems
 from pixgate.core.http.errors import Family, api_pix_route, openapi_responses
 from pixgate.core.http.params import ItensPorPagina, PaginaAtual
 from pixgate.core.http.schemas import AwareTimestamp, Paginacao
-from pixgate.core.pix_keys import MAX_EMAIL
+from pixgate.core.pix.keys import MAX_EMAIL
 from pixgate.webhooks.by_key import schemas
 from pixgate.webhooks.service import by_key
 

@@ -18,7 +18,7 @@ from pixgate.core.errors import (
     UnsafeWebhookDestination,
     ValidationFailed,
 )
-from pixgate.core.pix_keys import dict_key_type, normalize_key
+from pixgate.core.pix.keys import dict_key_type, normalize_key
 from pixgate.runtime import Runtime
 from pixgate.webhooks.queries import by_key as rows
 from pixgate.webhooks.queries.by_key import KeyWebhook

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from pixgate.core.documents import (
+from pixgate.core.pix.documents import (
     document_kind,
     is_cnpj_form,
     is_cpf_form,

@@ -14,7 +14,7 @@ import uuid
 from enum import StrEnum
 from typing import Literal
 
-from pixgate.core.documents import (
+from pixgate.core.pix.documents import (
     is_cnpj_form,
     is_cpf_form,
     is_valid_cnpj,

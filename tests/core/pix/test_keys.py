@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixgate.core.pix_keys import (
+from pixgate.core.pix.keys import (
     KeyType,
     SplitKeyType,
     detect_key_type,

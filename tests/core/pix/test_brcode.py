@@ -19,7 +19,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from PIL import Image
 
-from pixgate.core.brcode import (
+from pixgate.core.pix.brcode import (
     CITY_MAX,
     NAME_FALLBACK,
     NAME_MAX,
