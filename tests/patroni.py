@@ -16,7 +16,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -65,15 +65,20 @@ def installed() -> bool:
 
 @dataclass
 class Node:
+    """A PostgreSQL node: its Patroni process, started with `argv` and `env` in `home` (as
+    USER when we are root), and its data directory."""
+
     name: str
     pg_port: int
     api_port: int
     home: Path
-    process: subprocess.Popen[bytes]
+    data: Path
+    argv: list[str]
+    env: dict[str, str] | None = None
+    process: subprocess.Popen[bytes] = field(init=False)
 
-    @property
-    def data(self) -> Path:
-        return self.home / "data"
+    def __post_init__(self) -> None:
+        self.process = self._start()
 
     def postmaster(self) -> psutil.Process | None:
         try:
@@ -102,18 +107,18 @@ class Node:
     def restart(self) -> None:
         """Patroni again on the node's files, after `kill`: it rejoins as a standby."""
         assert self.process.poll() is not None, f"{self.name} is running"
-        self.process = _start(self.home, self.home / "patroni.yml", self.home.parent)
+        self.process = self._start()
 
-
-def _start(home: Path, config: Path, owner: Path) -> subprocess.Popen[bytes]:
-    with (home / "patroni.out").open("ab") as out:
-        return subprocess.Popen(
-            [PATRONI, str(config)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            cwd=home,
-            **_as_user(owner, home, config),
-        )
+    def _start(self) -> subprocess.Popen[bytes]:
+        with (self.home / "patroni.out").open("ab") as out:
+            return subprocess.Popen(
+                self.argv,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=self.home,
+                env=self.env,
+                **as_user(self.home),
+            )
 
 
 @dataclass
@@ -192,8 +197,8 @@ class Cluster:
         raise AssertionError(f"no {ready} within {timeout:g} s: {self.members()}")
 
 
-def _as_user(*paths: Path) -> dict[str, Any]:
-    """Popen's arguments that run a node as USER when we are root, its files made USER's."""
+def as_user(*paths: Path) -> dict[str, Any]:
+    """Popen's arguments that run a process as USER when we are root, `paths` made USER's."""
     if os.geteuid() != 0:
         return {}
     owner = pwd.getpwnam(USER)
@@ -287,8 +292,9 @@ def cluster(*, synchronous: bool) -> Iterator[Cluster]:
                 pg, api = free_port(), free_port()
                 config = node_home / "patroni.yml"
                 config.write_text(_node_config(name, scope, node_home, pg, api, etcd, synchronous))
-                process = _start(node_home, config, home)
-                nodes.append(Node(name, pg, api, node_home, process))
+                as_user(home)
+                argv = [PATRONI, str(config)]
+                nodes.append(Node(name, pg, api, node_home, node_home / "data", argv))
                 ha = Cluster(nodes, synchronous)
                 # the first bootstraps the cluster; the second clones it then streams
                 ha.wait("leader" if name == "n1" else "standby")

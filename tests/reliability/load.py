@@ -94,15 +94,21 @@ def serving(env: dict[str, str], log: Path, *, webhook: str | None = None) -> It
         account_id = str(account["accountId"])
         cli("webhooks", "add", "--account", account_id, "--event", "cash_out", "--url", webhook)
     with log.open("wb") as output, running([PIXGATE, "serve"], env, output=output) as base:
-        certificate = {"X-SSL-Client-Cert": cert_header(account["certificatePem"])}
-        token = httpx.post(
-            f"{base}/api/auth/token",
-            json={"clientId": account["clientId"], "clientSecret": account["clientSecret"]},
-            headers=certificate,
-        )
-        assert token.status_code == 201, token.text
-        headers = {"Authorization": f"Bearer {token.json()['access_token']}", **certificate}
+        headers = signed_in(base, account)
         yield Gateway(base=base, env=env, account=account, headers=headers, log=log)
+
+
+def signed_in(base: str, account: dict[str, Any]) -> dict[str, str]:
+    """The headers of `account`'s requests: its certificate as nginx forwards it, and a token
+    the gateway at `base` issued."""
+    certificate = {"X-SSL-Client-Cert": cert_header(account["certificatePem"])}
+    token = httpx.post(
+        f"{base}/api/auth/token",
+        json={"clientId": account["clientId"], "clientSecret": account["clientSecret"]},
+        headers=certificate,
+    )
+    assert token.status_code == 201, token.text
+    return {"Authorization": f"Bearer {token.json()['access_token']}", **certificate}
 
 
 @dataclass
