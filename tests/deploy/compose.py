@@ -1,10 +1,12 @@
-"""compose.yaml and the Dockerfile as the tests read them, and the one mapping that moves their
-services from the compose network onto this machine.
+"""compose.yaml (alone, or with compose.ha.yaml over it) and the Dockerfile as the tests read
+them, and the mappings that move their services from the compose network onto this machine.
 
 compose.yaml is read as `docker compose` reads it: YAML (anchors and merge keys included),
 then `${VARIABLE}` interpolation from the variables of `.env`, here the shipped example
-(deploy/compose/env.example) with the values an operator must fill in. A service then runs on
-this machine with its own command and environment; only `ThisMachine` changes them.
+(deploy/compose/env.example) with the values an operator must fill in; a second file is
+merged over it by compose's rules. A service then runs on this machine with its own command
+and environment; only `ThisMachine` (and, for compose.ha.yaml's database nodes, `Nodes`)
+changes them.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from tests.processes import PIXGATE
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_YAML = ROOT / "compose.yaml"
+COMPOSE_HA_YAML = ROOT / "compose.ha.yaml"
 ENV_EXAMPLE = ROOT / "deploy" / "compose" / "env.example"
 DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
@@ -85,10 +88,33 @@ def _interpolated(node: Any, values: dict[str, str]) -> Any:
     return interpolate(node, values) if isinstance(node, str) else node
 
 
-def load(values: dict[str, str]) -> dict[str, Any]:
-    """compose.yaml with `values` interpolated."""
-    loaded: dict[str, Any] = _interpolated(yaml.safe_load(COMPOSE_YAML.read_text()), values)
-    return loaded
+def load(values: dict[str, str], *overrides: Path) -> dict[str, Any]:
+    """compose.yaml, each of `overrides` merged over it in turn (`docker compose -f
+    compose.yaml -f ...`), with `values` interpolated."""
+    loaded: dict[str, Any] = yaml.safe_load(COMPOSE_YAML.read_text())
+    for path in overrides:
+        loaded = merge(loaded, yaml.safe_load(path.read_text()))
+    interpolated: dict[str, Any] = _interpolated(loaded, values)
+    return interpolated
+
+
+def merge(base: Any, override: Any, path: tuple[str, ...] = ()) -> Any:
+    """Compose's merge of two files' trees: mappings merge key by key; a sequence is appended
+    to, except a command or a health check's test, which is replaced, and volumes, one per
+    target in the container (the later file's wins)."""
+    if isinstance(base, dict) and isinstance(override, dict):
+        merged = dict(base)
+        for key, value in override.items():
+            merged[key] = merge(base[key], value, (*path, key)) if key in base else value
+        return merged
+    if isinstance(base, list) and isinstance(override, list):
+        if path[-1:] in (("command",), ("entrypoint",)) or path[-2:] == ("healthcheck", "test"):
+            return override
+        if path[-1:] == ("volumes",):
+            targets = {volume.split(":")[1] for volume in override}
+            return [v for v in base if v.split(":")[1] not in targets] + override
+        return base + override
+    return override
 
 
 def command(service: dict[str, Any]) -> list[str]:
@@ -165,7 +191,9 @@ class ThisMachine:
     - `pixgate` and `python` (the image's) are this checkout's virtualenv's;
     - the database URL's server `postgres:5432` is this machine's PostgreSQL, and its user,
       password and database (`pixgate`) become a scratch database's, `database_url`: the test
-      server is shared, so the gateway gets a database of its own, empty until `migrate` runs;
+      server is shared, so the gateway gets a database of its own, empty until `migrate` runs
+      (with compose.ha.yaml, `database_url` is the URL the file gives, its nodes where `Nodes`
+      runs them);
     - the Redis URL's server `redis:6379` is this machine's Redis, 127.0.0.1:6379;
     - the gateway's `--port 8080` is a free port (processes.started adds it), which the nginx
       site's upstream `127.0.0.1:8080` then names (front.site_config), as does the image's
@@ -199,7 +227,7 @@ class ThisMachine:
     def value(self, value: str) -> str:
         scheme = urlsplit(value).scheme if "://" in value else ""
         if scheme == "postgresql":
-            assert urlsplit(value).netloc.endswith("@postgres:5432"), value
+            assert "@postgres:5432" in urlsplit(value).netloc, value
             return self.database_url
         if scheme == "redis":
             return value.replace("redis://redis:6379/", "redis://127.0.0.1:6379/")
