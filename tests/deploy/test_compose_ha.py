@@ -5,8 +5,9 @@ gateway and the worker with the database URL the file gives them (tests/deploy/c
 with `.env`'s example filled in.
 
 Then the cluster fails under a client's cash-outs: etcd dies and the primary stays the primary
-(failsafe mode); then the primary's whole node dies and the standby takes over, while the
-gateway answers 503 with Retry-After. Afterwards every acknowledged cash-out is there once,
+(failsafe mode); the standby's whole node dies and the primary goes on alone; then the
+primary's whole node dies and the standby takes over, while the gateway answers 503 with
+Retry-After. Afterwards every acknowledged cash-out is there once,
 settled, and the ledger verifies.
 """
 
@@ -199,7 +200,14 @@ def test_payments_survive_etcd_and_then_the_primary(tmp_path: Path) -> None:
                 etcd_back = time.monotonic()
                 running.restart_etcd()
                 assert ha.wait("standby", timeout=90) is first
-                # the primary's whole node dies: the standby is promoted
+                # the standby's whole node dies: the primary goes on alone, then it rejoins
+                standby_lost = time.monotonic()
+                standby = next(node for node in ha.nodes if node is not first)
+                standby.kill()
+                time.sleep(DCS["loop_wait"] * 2)
+                standby_back = time.monotonic()
+                standby.restart()
+                assert ha.wait("standby", timeout=90) is first
                 down = time.monotonic()
                 first.kill()
                 back = load.first_accepted_after(down + 0.5, timeout=120)
@@ -209,18 +217,25 @@ def test_payments_survive_etcd_and_then_the_primary(tmp_path: Path) -> None:
                 load.finish()
             promoted = ha.wait("leader")
             after_lease = answered(load, 201, etcd_lost + DCS["ttl"], etcd_back)
+            alone = answered(load, 201, standby_lost + DCS["loop_wait"], standby_back)
+            assert not answered(load, 503, standby_lost, standby_back), "refused, standby gone"
+            waited = max(
+                a.elapsed for a in load.attempts if standby_lost <= a.started <= standby_back
+            )
             assert not answered(load, 503, etcd_lost, etcd_back), "refused while etcd was gone"
             outage = assert_only_unavailable(load, (down, back))
             stored = settled_rows(url, served.account["accountId"], timeout=120)
             wait_for_jobs(url, timeout=120)
             assert_consistent(load, stored)
     assert after_lease, "no payment while etcd was gone past the lease"
+    assert alone, "no payment while the standby was gone"
     assert promoted is not first, "the standby was never promoted"
     lost = load.acknowledged - {r["external_id"] for r in stored}
     assert not lost, f"{len(lost)} acknowledged cash-outs lost"
     print(
         f"\ncompose.ha.yaml: {after_lease} cash-outs acknowledged with etcd gone past the "
-        f"lease; {promoted.name} promoted, first 201 {back - down:.1f} s after the node's "
+        f"lease; {alone} with the standby gone, the slowest then {waited:.1f} s; "
+        f"{promoted.name} promoted, first 201 {back - down:.1f} s after the node's "
         f"SIGKILL; {outage}"
     )
 
