@@ -46,16 +46,28 @@ def installed() -> bool:
     return Path(BINARY).exists()
 
 
-@dataclass(frozen=True)
+@dataclass
 class PgBouncer:
     """A running PgBouncer: `url(database_url)` is the same database through it."""
 
     port: int
     log: Path
+    command: list[str]
+    process: subprocess.Popen[bytes]
 
     def url(self, database_url: str) -> str:
         parsed = urlparse(database_url)
         return parsed._replace(netloc=f"{parsed.username}@127.0.0.1:{self.port}").geturl()
+
+    def kill(self) -> None:
+        """SIGKILL: every client connection drops at once, as when its machine dies."""
+        self.process.kill()
+        self.process.communicate(timeout=10)
+
+    def start(self) -> None:
+        """PgBouncer again, on the same port, once it is not running."""
+        assert self.process.poll() is not None, "pgbouncer is running"
+        self.process = _started(self.command, self.port)
 
 
 @contextmanager
@@ -81,14 +93,21 @@ def pgbouncer(server_url: str, *, pool: int = SERVER_POOL) -> Iterator[PgBouncer
         postgres = pwd.getpwnam("postgres")
         os.chown(home, postgres.pw_uid, postgres.pw_gid)
         command = [BINARY, "-u", "postgres", str(home / "pgbouncer.ini")]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = _started(command, listen_port)
+    running = PgBouncer(listen_port, home / "pgbouncer.log", command, process)
     try:
-        _wait_listening(listen_port, process)
-        yield PgBouncer(listen_port, home / "pgbouncer.log")
+        yield running
     finally:
-        process.terminate()
-        process.communicate(timeout=10)  # and closes its stderr
+        if running.process.poll() is None:
+            running.process.terminate()
+        running.process.communicate(timeout=10)  # and closes its stderr
         shutil.rmtree(home, ignore_errors=True)
+
+
+def _started(command: list[str], port: int) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _wait_listening(port, process)
+    return process
 
 
 def _wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:

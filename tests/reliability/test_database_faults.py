@@ -34,8 +34,10 @@ from fastapi import FastAPI
 from pixgate.core.db.pool import Database
 from pixgate.core.errors import DatabaseUnavailable
 from pixgate.runtime import Runtime
+from tests import pgbouncer
+from tests.conftest import scratch_database
 from tests.helpers import SIMPLE_BODY, assert_general_error, bearer, cert_header, make_account
-from tests.processes import free_port
+from tests.processes import free_port, server_env
 from tests.reliability.load import (
     Gateway,
     Load,
@@ -331,4 +333,43 @@ def test_an_outage_answers_503_and_recovers_with_nothing_lost(
         f"\noutage {up - down:.1f} s; {outage}; ready {ready_again - up:.2f} s and first 201 "
         f"{recovered - up:.2f} s after the restart; all settled {settled - up:.1f} s after it: "
         f"{dict(Counter(r['status'] for r in stored))}"
+    )
+
+
+@pytest.mark.skipif(not pgbouncer.installed(), reason=pgbouncer.MISSING)
+def test_pgbouncer_killed_answers_503_and_recovers_with_nothing_lost(tmp_path: Path) -> None:
+    """PgBouncer in front of the database dies (SIGKILL: every connection through it drops)
+    and comes back on its port: the same 503s as a database outage, and nothing lost."""
+    with scratch_database() as url, pgbouncer.pgbouncer(url) as bouncer:
+        env = server_env(
+            bouncer.url(url),
+            db_pooler="transaction",
+            direct_database_url=url,
+            db_pool_min="1",
+            db_pool_max="4",
+            settlement_delay_ms="300",
+            job_lease_seconds="10",
+        )
+        with serving(env, tmp_path / "serve.log") as gateway:
+            load = Load(gateway)
+            load.start(CLIENTS)
+            try:
+                time.sleep(2)
+                down = time.monotonic()
+                bouncer.kill()
+                time.sleep(OUTAGE_S)
+                bouncer.start()
+                up = time.monotonic()
+                recovered = load.first_accepted_after(up, timeout=30)
+                time.sleep(2)
+            finally:
+                load.finish()
+            outage = assert_only_unavailable(load, (down, up))
+            assert recovered is not None, "no cash-out was accepted after PgBouncer came back"
+            stored = settled_rows(url, gateway.account["accountId"])
+            assert load.acknowledged <= {r["external_id"] for r in stored}, "one was lost"
+            assert_consistent(load, stored)
+    print(
+        f"\nPgBouncer down {up - down:.1f} s; {outage}; first 201 {recovered - up:.2f} s after "
+        f"it was back; {len(stored)} cash-outs stored, all settled"
     )
