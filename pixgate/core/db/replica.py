@@ -8,7 +8,9 @@ how far behind that was (`Read`), so that a client sees the lag it got.
 
 The lag is 0 when the standby has replayed everything it received and its WAL receiver is
 streaming. Otherwise it is the time since the last transaction it replayed. A standby that
-does not stream (its primary gone, or it was promoted) is not read.
+does not stream (its primary gone, or it was promoted) is not read, and its connections are
+replaced: with a URL that names every node and `target_session_attrs=standby`, reads find
+the standby again after a failover.
 """
 
 from __future__ import annotations
@@ -65,9 +67,18 @@ class Replica:
                 async with self.db.connection() as conn:
                     found = await conn.fetchval(LAG)
             except DatabaseUnavailable:
-                found = None
-            self._lag = None if found is None else float(found)
+                self._lag = None
+            else:
+                self._lag = None if found is None else float(found)
+                if found is None:
+                    await self._reconnect()
         return self._lag
+
+    async def _reconnect(self) -> None:
+        """The server answered, but is no standby (promoted in a failover): the next
+        connections are made anew, so that a URL naming every node with
+        `target_session_attrs=standby` finds the one that is a standby now."""
+        await self.db.pool.expire_connections()
 
     def forget(self) -> None:
         """Measure the lag again on the next read (the standby failed a connection)."""

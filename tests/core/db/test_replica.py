@@ -148,3 +148,39 @@ def test_reads_come_from_a_streaming_standby_until_it_falls_behind(tmp_path: Pat
             # It catches up: reads go back to it.
             _psql(standby_url, "SELECT pg_wal_replay_resume()")
             _until(lambda: listed("second", "standby"), "reads never came back to the standby")
+
+
+@pytest.mark.skipif(not patroni.installed(), reason=patroni.MISSING)
+def test_after_a_failover_reads_find_the_new_standby(tmp_path: Path) -> None:
+    """The read URL names both nodes with `target_session_attrs=standby`. The primary dies
+    and the standby is promoted: the promoted node is no standby, so reads go to the primary;
+    once the old primary is back as a standby, they go to it."""
+    with patroni.cluster(synchronous=True) as cluster:
+        leader = cluster.wait("standby")
+        _psql(cluster.url(), "CREATE DATABASE pixgate")
+        both = ",".join(f"127.0.0.1:{node.pg_port}" for node in cluster.nodes)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PIXGATE_")}
+        env |= {
+            "PIXGATE_DATABASE_URL": cluster.url("pixgate"),
+            "PIXGATE_READ_DATABASE_URL": (
+                f"postgresql://postgres@{both}/pixgate?target_session_attrs=standby"
+            ),
+            "PIXGATE_LOG_JSON": "true",
+        }
+        with (
+            serving(env, tmp_path / "serve.log") as gateway,
+            httpx.Client(base_url=gateway.base, headers=gateway.headers) as http,
+        ):
+
+            def read_from(where: str) -> bool:
+                answer = http.get("/api/transactions")
+                return answer.status_code == 200 and source(answer)[0] == where
+
+            _until(lambda: read_from("standby"), "the standby was never read")
+            leader.kill()
+            _until(lambda: cluster.leader() not in (None, leader), "no promotion", 60)
+            _until(lambda: read_from("primary"), "the promoted node was read as a standby", 30)
+            leader.restart()
+            cluster.wait("standby", timeout=90)
+            _until(lambda: read_from("standby"), "reads never found the new standby", 30)
+            assert http.post("/api/pix/cash-out", json=order("after")).status_code == 201
