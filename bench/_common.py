@@ -48,9 +48,11 @@ DEFAULT_SERVER = os.environ.get(
 
 
 def arguments(
-    description: str, *, duration: float, connections: int = 64
+    description: str, *, duration: float, connections: int = 64, threads: bool = False
 ) -> argparse.ArgumentParser:
-    """Options every bench takes; `--duration 2` is the CI smoke test."""
+    """Options every bench takes; `--duration 2` is the CI smoke test. `--threads` only for a
+    bench whose wrk runs with as many threads as it is told (`threads`): the others choose
+    their own, and would ignore it."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--duration", type=float, default=duration, help="seconds per measurement")
     parser.add_argument(
@@ -62,7 +64,8 @@ def arguments(
     parser.add_argument(
         "--connections", type=int, default=connections, help="concurrent connections"
     )
-    parser.add_argument("--threads", type=int, default=1, help="wrk threads")
+    if threads:
+        parser.add_argument("--threads", type=int, default=1, help="wrk threads")
     parser.add_argument(
         "--server",
         default=DEFAULT_SERVER,

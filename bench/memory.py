@@ -34,7 +34,7 @@ ROUTES = {"balances": ("/accounts/balances", "get"), "cash-out": ("/api/pix/cash
 
 
 def main() -> int:
-    parser = arguments(__doc__ or "", duration=600)
+    parser = arguments(__doc__ or "", duration=600, threads=True)
     parser.add_argument("--requests", type=int, default=50_000, help="requests per phase")
     parser.add_argument("--route", choices=sorted(ROUTES), default="balances")
     parser.add_argument("--workers", type=int, default=1, help="API processes")

@@ -96,7 +96,7 @@ def measure(base: str, path: str, auth: Credentials | None, args: argparse.Names
 
 
 def main() -> int:
-    parser = arguments(__doc__ or "", duration=20)
+    parser = arguments(__doc__ or "", duration=20, threads=True)
     parser.add_argument("--workers", type=int, default=1, help="API processes")
     args = parser.parse_args()
     print(machine_summary(args.server))
