@@ -261,7 +261,12 @@ class Worker:
         self, inflight: set[asyncio.Task[None]], free: int, *, kinds: list[str] | None
     ) -> job_rows.Claimed:
         """Start up to `free` jobs, marking the ones finished since the last claim done; each
-        finished job wakes the loop to claim the next."""
+        finished job wakes the loop to claim the next.
+
+        When the database cannot be reached, the finished jobs are forgotten, not marked done
+        later: the server that acknowledged their work may be gone with it (a standby promoted
+        without its last commits). They stay `running` until their lease ends and run again;
+        their handlers re-check state, so work that did survive is not done twice."""
         finished, self._finished = self._finished, []
         try:
             async with self.rt.db.connection() as conn:
@@ -273,6 +278,8 @@ class Worker:
                     kinds=kinds,
                     finished=finished,
                 )
+        except DatabaseUnavailable:
+            raise
         except BaseException:
             self._finished.extend(finished)
             raise

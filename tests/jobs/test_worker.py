@@ -7,14 +7,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+import asyncpg
 import pytest
 
+from pixgate.core.db.pool import Database
 from pixgate.jobs import queue as jobs
 from pixgate.jobs import worker as worker_module
 from pixgate.jobs.registry import HANDLERS, JobSpec
 from pixgate.jobs.worker import Worker
 from pixgate.runtime import Runtime
 from tests.helpers import running_worker
+from tests.processes import free_port
 
 
 @dataclass
@@ -238,6 +241,51 @@ async def test_a_job_whose_worker_vanished_is_retaken_after_its_lease(
 
         await until(done)
     assert probe.ran == [7]
+    async with rt.db.connection() as conn:
+        assert await conn.fetchval("SELECT attempts FROM jobs") == 2
+
+
+async def test_a_job_finished_as_the_database_went_away_is_run_again_not_marked_done(
+    rt: Runtime, probe: Probe, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its handler's commit was acknowledged by a server that then went away, so it may be
+    lost (a failover to a standby that had not received it). The claim that would have marked
+    the job done fails; the job is not marked done by a later one, on whatever server answers
+    then: its lease gives it back and it runs again."""
+    rt.settings = rt.settings.model_copy(update={"job_lease_seconds": 0.5})
+    database = rt.db
+    unreachable = Database(
+        await asyncpg.create_pool(
+            f"postgresql://postgres@127.0.0.1:{free_port()}/nothing", min_size=0, timeout=1
+        )
+    )
+
+    lost = asyncio.Event()
+
+    async def count_then_lose_the_database(rt_: Runtime, args: Count) -> None:
+        probe.ran.append(args.n)
+        if not lost.is_set():
+            rt_.db = unreachable  # the next claim cannot be made
+            lost.set()
+
+    monkeypatch.setitem(HANDLERS, COUNT.name, JobSpec(COUNT, count_then_lose_the_database))
+    async with database.begin() as conn:
+        await jobs.enqueue(conn, COUNT, Count(3))
+    try:
+        async with running_worker(rt, concurrency=4):
+            async with asyncio.timeout(10):
+                await lost.wait()
+            await asyncio.sleep(0.3)  # the worker's claims fail meanwhile
+            rt.db = database  # a server answers again
+
+            async def done() -> bool:
+                return await statuses(rt) == {"done": 1}
+
+            await until(done)
+    finally:
+        rt.db = database
+        await unreachable.close()
+    assert probe.ran == [3, 3], "marked done without running again"
     async with rt.db.connection() as conn:
         assert await conn.fetchval("SELECT attempts FROM jobs") == 2
 
