@@ -101,7 +101,7 @@ async def enqueue(
         run_at,
         kind.max_attempts,
     )
-    wake_workers(conn)
+    wake_workers(conn, run_at)
     return job_id
 
 
@@ -110,11 +110,12 @@ def _as_json(args: DataclassInstance) -> dict[str, Any]:
     return {field.name: getattr(args, field.name) for field in fields(args)}
 
 
-def wake_workers(conn: Connection) -> None:
-    """Wake the job workers once the transaction on `conn` has committed. Every path that
+def wake_workers(conn: Connection, due: datetime | None = None) -> None:
+    """Wake the job workers once the transaction on `conn` has committed, for jobs due at
+    `due` (None: now; else the earliest `run_at` of the jobs enqueued). Every path that
     enqueues a job calls it, those that enqueue through a SQL function too: the function
     cannot NOTIFY (005_jobs.sql)."""
-    notify_after_commit(conn, CHANNEL)
+    notify_after_commit(conn, CHANNEL, due)
 
 
 @dataclass(frozen=True, slots=True)

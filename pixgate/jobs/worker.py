@@ -1,5 +1,8 @@
 """The job worker: woken after commits (core.db.notify), claims due jobs with SKIP LOCKED, runs
-them concurrently.
+them concurrently. A wake-up for jobs due later only moves the worker's next claim earlier:
+it claims when something is due, not each time something is enqueued. A finished job is
+marked done by the next claim, which it starts only when it frees a slot that due jobs may
+be waiting for; otherwise the next due time, or the poll interval, brings that claim.
 
 A job that raises is retried with exponential backoff and jitter; a job whose worker
 died is retaken when its lease expires. Handlers must be idempotent (they re-check
@@ -17,12 +20,13 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 import structlog
 from prometheus_client import Counter, Histogram
 
+from pixgate.core.db.notify import Due, due_from_payload
 from pixgate.core.errors import DatabaseUnavailable
 from pixgate.jobs import queue as job_rows
 from pixgate.jobs.queue import DELIVER_WEBHOOK
@@ -40,6 +44,7 @@ log = structlog.get_logger(__name__)
 # marks its finished jobs done in its next claim's statement: no round trip of their own.
 
 IDLE_POLL_SECONDS = 1.0
+NEVER = datetime.max.replace(tzinfo=UTC)
 
 # Every claim and finish leaves index entries for dead row versions (no update of a job row
 # is HOT), which the claim's bitmap scan visits again until a vacuum removes them. At full
@@ -163,6 +168,9 @@ class Worker:
         self.concurrency = concurrency or rt.settings.job_concurrency
         self.vacuum_every = vacuum_every
         self._wake = asyncio.Event()
+        self._claim_now = False
+        self._due_heard = NEVER
+        """The earliest due time heard since the last claim began."""
         self._stopping = asyncio.Event()
         self._finished: list[int] = []
         self._finished_since_upkeep = 0
@@ -200,9 +208,11 @@ class Worker:
     async def _serve(self, inflight: set[asyncio.Task[None]]) -> None:
         """The loop on one listening connection: until stopped, or until that connection is
         lost (the caller then takes another)."""
-        async with self.rt.db.listening(job_rows.CHANNEL, self._on_notify) as listening:
+        async with self.rt.db.listening(job_rows.CHANNEL, self._on_notify_payload) as listening:
             while not self._stopping.is_set() and listening():
-                self._wake.clear()
+                # what is heard from here on comes after the claim's snapshot may have been taken
+                self._claim_now = False
+                self._due_heard = NEVER
                 free = self.concurrency - len(inflight)
                 next_at = None
                 if free > 0:
@@ -243,12 +253,14 @@ class Worker:
 
         Webhook deliveries never hold more than `webhook_slots`: deliveries to receivers that
         hang wait out their timeouts, and without a bound enough of them would leave no slot
-        for settlements. While they are under it, one claim of any kind (the usual case);
-        at it, other kinds first, then deliveries up to what is left of their share."""
+        for settlements. While none is running, or while they have room for every free slot,
+        one claim of any kind (the usual case), of at most what their share leaves; else
+        other kinds first, then deliveries up to what is left of their share."""
         room = self.webhook_slots - len(self._webhooks)
-        if room >= free:
-            claimed = await self._claim_into(inflight, free, kinds=None)
-            return len(claimed.jobs) == free, claimed.next_at
+        if room >= free or not self._webhooks:
+            limit = min(free, room)
+            claimed = await self._claim_into(inflight, limit, kinds=None)
+            return len(claimed.jobs) == limit, claimed.next_at
         others = await self._claim_into(inflight, free, kinds=self._other_kinds)
         room = min(room, free - len(others.jobs))
         if room <= 0:
@@ -325,21 +337,49 @@ class Worker:
 
     def _on_done(self, inflight: set[asyncio.Task[None]]) -> Callable[[asyncio.Task[None]], None]:
         def done(task: asyncio.Task[None]) -> None:
+            slots_were_full = len(inflight) >= self.concurrency or (
+                task in self._webhooks and len(self._webhooks) >= self.webhook_slots
+            )
             inflight.discard(task)
             self._running.pop(task, None)
             self._webhooks.discard(task)
-            self._wake.set()
+            if slots_were_full:
+                self._claim()  # due jobs may be waiting for the slot it leaves
 
         return done
 
-    def _on_notify(self, *_: object) -> None:
+    def _claim(self) -> None:
+        self._claim_now = True
         self._wake.set()
 
+    def _on_notify(self, due: Due) -> None:
+        """A commit enqueued jobs due at `due` (None: now)."""
+        if due is None or due <= datetime.now(UTC):
+            self._claim()
+        elif due < self._due_heard:
+            self._due_heard = due
+            self._wake.set()  # to sleep again, until then at the latest
+
+    def _on_notify_payload(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        """A NOTIFY from any process (this one's too), due time in its payload."""
+        try:
+            due = due_from_payload(payload)
+        except ValueError:
+            due = None
+        self._on_notify(due)
+
     async def _sleep_until(self, next_at: datetime | None) -> None:
-        """Until woken (a commit that enqueued a job, a finished job), the next job not due
-        yet becomes due, or the poll interval has passed (leases that expire)."""
-        timeout = IDLE_POLL_SECONDS
-        if next_at is not None:
-            timeout = max(0.0, min(timeout, (next_at - datetime.now(UTC)).total_seconds()))
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), timeout)
+        """Until there is something to claim (a commit that enqueued a job due now, a
+        finished job), the next job not due yet becomes due (as the last claim or a later
+        wake-up told), or the poll interval has passed (leases that expire)."""
+        poll_at = datetime.now(UTC) + timedelta(seconds=IDLE_POLL_SECONDS)
+        while not self._claim_now and not self._stopping.is_set():
+            wake_at = min(poll_at, self._due_heard, next_at or poll_at)
+            timeout = (wake_at - datetime.now(UTC)).total_seconds()
+            if timeout <= 0:
+                return
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout)
+            except TimeoutError:
+                return

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
@@ -80,7 +81,7 @@ async def test_another_process_hears_only_after_the_commit(rt: Runtime, database
 async def test_this_process_is_woken_at_the_commit(rt: Runtime) -> None:
     woken: list[str] = []
 
-    def wake() -> None:
+    def wake(due: object) -> None:
         woken.append("woken")
 
     rt.db.notifier.listen_locally(jobs.CHANNEL, wake)
@@ -97,7 +98,7 @@ async def test_a_rolled_back_enqueue_wakes_nobody(rt: Runtime, database_url: str
     other, listener = await listening(database_url)
     woken: list[str] = []
 
-    def wake() -> None:
+    def wake(due: object) -> None:
         woken.append("woken")
 
     rt.db.notifier.listen_locally(jobs.CHANNEL, wake)
@@ -113,4 +114,36 @@ async def test_a_rolled_back_enqueue_wakes_nobody(rt: Runtime, database_url: str
             assert await conn.fetchval("SELECT count(*) FROM jobs") == 0
     finally:
         rt.db.notifier.unlisten_locally(jobs.CHANNEL, wake)
+        await other.close()
+
+
+async def test_another_process_hears_a_due_time_only_when_it_is_the_earliest_to_come(
+    rt: Runtime, database_url: str
+) -> None:
+    """A settlement the sandbox makes wait is announced with its due time; later ones add
+    nothing until that time has passed (the claim made then finds them), an earlier one or
+    one due now is announced."""
+    other, listener = await listening(database_url)
+    soon = datetime.now(UTC) + timedelta(seconds=30)
+
+    async def enqueue(run_at: datetime | None) -> None:
+        async with rt.db.begin() as conn:
+            await jobs.enqueue(conn, NOTHING, Nothing(), run_at=run_at)
+        await rt.db.notifier.close()  # what it sends is sent
+
+    try:
+        await enqueue(soon)
+        await enqueue(soon + timedelta(seconds=1))
+        await send_marker(database_url)
+        assert await listener.until_heard(MARKER) == [soon.isoformat(), MARKER]
+        earlier = soon - timedelta(seconds=1)
+        await enqueue(earlier)
+        await enqueue(None)
+        assert await listener.until_heard("") == [
+            soon.isoformat(),
+            MARKER,
+            earlier.isoformat(),
+            "",
+        ]
+    finally:
         await other.close()

@@ -38,6 +38,7 @@ class Nothing:
 
 COUNT = jobs.JobKind("test.count", Count)
 FAIL = jobs.JobKind("test.fail", Nothing, max_attempts=1)
+MARKER = jobs.JobKind("test.marker", Nothing)
 
 
 @pytest.fixture
@@ -123,6 +124,74 @@ async def test_an_idle_worker_wakes_when_a_scheduled_job_falls_due(
 
         async def ran() -> bool:
             return probe.ran == [1]
+
+        await until(ran)
+
+
+async def test_a_wake_up_for_a_job_due_later_costs_no_claim(
+    rt: Runtime, probe: Probe, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cash-out's settlement waits in the sandbox: the commit that enqueues it says when it
+    falls due, and the worker claims then, not at once for nothing. A job due now, enqueued
+    after the later ones, is claimed by the first claim since."""
+    monkeypatch.setattr(worker_module, "IDLE_POLL_SECONDS", 60.0)
+    claims: list[int] = []
+    claim = jobs.claim
+
+    async def counted(conn: object, **kwargs: object) -> jobs.Claimed:
+        claimed = await claim(conn, **kwargs)  # type: ignore[arg-type]
+        claims.append(len(claimed.jobs))
+        return claimed
+
+    monkeypatch.setattr(jobs, "claim", counted)
+    at_marker: list[list[int]] = []
+
+    async def marker(rt: Runtime, args: Nothing) -> None:
+        at_marker.append(list(claims))
+
+    monkeypatch.setitem(HANDLERS, MARKER.name, JobSpec(MARKER, marker))
+    async with running_worker(rt, concurrency=1):  # one slot: one claim each time
+
+        async def idle() -> bool:
+            return claims == [0]
+
+        await until(idle)
+        later = datetime.now(UTC) + timedelta(seconds=30)
+        for n in range(5):
+            async with rt.db.begin() as conn:
+                await jobs.enqueue(conn, COUNT, Count(n), run_at=later)
+        async with rt.db.begin() as conn:
+            await jobs.enqueue(conn, MARKER, Nothing())
+
+        async def marked() -> bool:
+            return bool(at_marker)
+
+        await until(marked)
+    assert at_marker == [[0, 1]]
+    assert probe.ran == []
+
+
+async def test_a_due_time_heard_from_another_process_wakes_the_worker_then(
+    rt: Runtime, probe: Probe, monkeypatch: pytest.MonkeyPatch, database_url: str
+) -> None:
+    """Another process's commit reaches this worker as a NOTIFY whose payload is the due
+    time of the job it enqueued."""
+    monkeypatch.setattr(worker_module, "IDLE_POLL_SECONDS", 60.0)
+    probe.gate.set()
+    async with running_worker(rt):
+        other = await asyncpg.connect(database_url)
+        try:
+            due = datetime.now(UTC) + timedelta(seconds=0.3)
+            async with other.transaction():
+                await other.execute(
+                    "SELECT job_enqueue($1, $2::jsonb, $3, $4)", COUNT.name, '{"n": 7}', due, 1
+                )
+            await other.execute("SELECT pg_notify($1, $2)", jobs.CHANNEL, due.isoformat())
+        finally:
+            await other.close()
+
+        async def ran() -> bool:
+            return probe.ran == [7]
 
         await until(ran)
 
@@ -253,6 +322,7 @@ async def test_a_job_finished_as_the_database_went_away_is_run_again_not_marked_
     the job done fails; the job is not marked done by a later one, on whatever server answers
     then: its lease gives it back and it runs again."""
     rt.settings = rt.settings.model_copy(update={"job_lease_seconds": 0.5})
+    monkeypatch.setattr(worker_module, "IDLE_POLL_SECONDS", 0.1)  # claims while it is gone
     database = rt.db
     unreachable = Database(
         await asyncpg.create_pool(

@@ -269,9 +269,9 @@ class Database:
         return self._listen_to.listening(self.pool, channel, callback)
 
     def _wake(self, conn: Connection) -> None:
-        channels = take_requests(conn)
-        if channels:
-            self.notifier.notify(channels)
+        requests = take_requests(conn)
+        if requests:
+            self.notifier.notify(requests)
 
     async def fetchrow(self, query: str, *args: Any) -> asyncpg.Record | None:
         with _translated():

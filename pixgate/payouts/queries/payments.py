@@ -246,8 +246,9 @@ async def _send_holds(conn: Connection, holds: Sequence[Hold]) -> list[Held | Ex
         [h.limits.night_start for h in holds],
         [h.instructions for h in holds],
     )
-    if any(row["id"] is not None for row in rows):
-        wake_workers(conn)
+    accepted = [h.run_at for h, row in zip(holds, rows, strict=True) if row["id"] is not None]
+    if accepted:
+        wake_workers(conn, min(accepted))
     return [_hold_outcome(row) for row in rows]
 
 
@@ -317,5 +318,5 @@ async def accept(conn: Connection, acceptance: Acceptance) -> bool:
     except Refused as refusal:
         raise refusal.as_error(ERRORS) from None
     if held and job is not None:
-        wake_workers(conn)
+        wake_workers(conn, a.run_at)
     return held

@@ -202,7 +202,7 @@ async def create(conn: Connection, new: NewRefund) -> Refund | None:
     )
     if row is None:
         return None
-    wake_workers(conn)
+    wake_workers(conn, new.run_at)
     return await get(conn, new.account_id, row["id"])
 
 
