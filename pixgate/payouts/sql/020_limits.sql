@@ -11,10 +11,12 @@
 
 DROP FUNCTION IF EXISTS limit_bucket, limit_count, limit_check, limit_give_back;
 
--- The quarter-hour (epoch-aligned) whose usage counts a payment created at p_at.
+-- The quarter-hour (epoch-aligned) whose usage counts a payment created at p_at. Its body
+-- is one immutable call, so PostgreSQL inlines it where it is called (extract() from a
+-- timestamptz is only stable: with it, every call ran the function's own executor).
 CREATE FUNCTION limit_bucket(p_at timestamptz) RETURNS timestamptz
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT to_timestamp(floor(extract(epoch FROM p_at) / 900) * 900)
+    SELECT date_bin('15 minutes', p_at, '1970-01-01 00:00:00+00')
 $$;
 
 -- Count p_amount as sent at p_at; the day's and the night's totals, it included (the
