@@ -33,7 +33,7 @@ async def insert_once(
 
     A transfer inserted already final (ERROR) is processed at its creation.
 
-    The UNIQUE (account_id, idempotency_key) constraint decides, so concurrent repeats wait
+    The unique index on (account_id, idempotency_key) decides, so concurrent repeats wait
     for the first insert's transaction and then insert nothing.
     """
     row = await conn.fetchrow(
@@ -45,7 +45,7 @@ async def insert_once(
         )
         VALUES ($1, 'WITHDRAW', 'dict_transfer', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
                 $13, $14, $15, $16, $17)
-        ON CONFLICT (account_id, idempotency_key) DO NOTHING
+        ON CONFLICT (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING *
         """,
         account_id,
