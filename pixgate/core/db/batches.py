@@ -105,30 +105,42 @@ class Batcher(Generic[Item, Result]):
         try:
             while waiting:
                 batch = []
+                results: Sequence[Result | Exception] | None = None
                 try:
                     async with self._db.queued(key, urgent=self._urgent) as conn:
                         batch = waiting[: self._max_items]
                         del waiting[: self._max_items]
                         results = await self._send(conn, [item for item, _ in batch])
-                        # answered before the connection goes back: a failure after the
-                        # statement committed must not turn its answers into errors
-                        for (_, future), outcome in zip(batch, results, strict=True):
-                            if isinstance(outcome, Exception):
-                                _fail(future, outcome)
-                            elif not future.done():
-                                future.set_result(outcome)
                 except Exception as exc:
-                    if not batch:  # the row or a connection could not be had: nobody goes
-                        batch = waiting[:]
-                        waiting.clear()
-                    for _, future in batch:
-                        _fail(future, exc)
+                    if results is None:  # else it committed: its answers stand
+                        if not batch:  # the row or a connection could not be had
+                            batch = waiting[:]
+                            waiting.clear()
+                        for _, future in batch:
+                            _fail(future, exc)
+                finally:
+                    # Answered once the row is handed on, so the next statement for it is
+                    # sent before these callers resume (an event loop runs callbacks in
+                    # order): the row is not left idle while they answer their requests.
+                    if results is not None:
+                        _answer(batch, results)
                 batch = []
         finally:
             # empty unless this task was cancelled (shutdown): its callers are cancelled too
             for _, future in [*batch, *waiting]:
                 future.cancel()
             del self._waiting[key]
+
+
+def _answer(
+    batch: Sequence[tuple[Item, asyncio.Future[Result]]],
+    results: Sequence[Result | Exception],
+) -> None:
+    for (_, future), outcome in zip(batch, results, strict=True):
+        if isinstance(outcome, Exception):
+            _fail(future, outcome)
+        elif not future.done():
+            future.set_result(outcome)
 
 
 def _fail(future: asyncio.Future[Result], exc: BaseException) -> None:

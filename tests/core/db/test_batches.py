@@ -126,3 +126,36 @@ async def test_reads_by_key_waiting_together_go_in_one_query(rt: Runtime) -> Non
         assert not any(read.done() for read in reads)
     rows = await asyncio.gather(*reads)
     assert [row and row["name"] for row in rows] == ["Second", None, "First", "Second"]
+
+
+async def test_the_row_passes_to_the_next_statement_before_the_last_ones_callers_resume(
+    rt: Runtime,
+) -> None:
+    """A busy account's holds and settlements take turns on its row. The turn passes on as
+    soon as a statement is done, before its callers resume (answering their requests takes
+    the event loop a while), so the row is not left idle meanwhile."""
+    order: list[str] = []
+
+    def named(name: str) -> Statement[int, int]:
+        recorder = Recorder()
+
+        async def send(conn: Connection, items: Sequence[int]) -> list[int | Exception]:
+            order.append(f"{name} sent")
+            return await recorder(conn, items)
+
+        return Statement(send)
+
+    holds = Batcher(rt.db, named("holds"))
+    settlements = Batcher(rt.db, named("settlements"))
+
+    async def caller(batcher: Batcher[int, int], name: str) -> None:
+        await batcher.submit(KEY, 1)
+        order.append(f"{name} answered")
+
+    async with rt.db.queued(KEY):
+        first = asyncio.create_task(caller(holds, "holds"))
+        await statements_waiting(holds, KEY, 1)
+        second = asyncio.create_task(caller(settlements, "settlements"))
+        await statements_waiting(settlements, KEY, 1)
+    await asyncio.gather(first, second)
+    assert order == ["holds sent", "settlements sent", "holds answered", "settlements answered"]
