@@ -45,7 +45,10 @@ def earliest(a: Due, b: Due) -> Due:
 
 def notify_after_commit(conn: Connection, channel: str, due: Due = None) -> None:
     """Wake `channel`'s listeners once the transaction on `conn` has committed, for work
-    due at `due` (None: now)."""
+    due at `due` (None: now). A naive `due` is refused here, inside the transaction: after
+    the commit, comparing it with the workers' aware times would fail a committed request."""
+    if due is not None and due.tzinfo is None:
+        raise ValueError("a wake-up's due time must be timezone-aware")
     requests = _requested.setdefault(id(conn), {})
     requests[channel] = earliest(requests[channel], due) if channel in requests else due
 
