@@ -1,8 +1,6 @@
 """The job worker: woken after commits (core.db.notify), claims due jobs with SKIP LOCKED, runs
 them concurrently. A wake-up for jobs due later only moves the worker's next claim earlier:
-it claims when something is due, not each time something is enqueued. A finished job is
-marked done by the next claim, which it starts only when it frees a slot that due jobs may
-be waiting for; otherwise the next due time, or the poll interval, brings that claim.
+it claims when something is due, not each time something is enqueued.
 
 A job that raises is retried with exponential backoff and jitter; a job whose worker
 died is retaken when its lease expires. Handlers must be idempotent (they re-check
@@ -337,14 +335,12 @@ class Worker:
 
     def _on_done(self, inflight: set[asyncio.Task[None]]) -> Callable[[asyncio.Task[None]], None]:
         def done(task: asyncio.Task[None]) -> None:
-            slots_were_full = len(inflight) >= self.concurrency or (
-                task in self._webhooks and len(self._webhooks) >= self.webhook_slots
-            )
             inflight.discard(task)
             self._running.pop(task, None)
             self._webhooks.discard(task)
-            if slots_were_full:
-                self._claim()  # due jobs may be waiting for the slot it leaves
+            # marked done at once, by a claim on the server that took its work: waiting for
+            # a later claim would let a failover fall in between (_claim_into)
+            self._claim()
 
         return done
 
