@@ -17,6 +17,7 @@ from urllib.parse import urlparse
 import asyncpg
 import httpx
 import pytest
+from alembic.script import ScriptDirectory
 from fastapi import FastAPI
 
 from pixgate.accounts.rules.tokens import Revocations
@@ -59,6 +60,15 @@ async def _admin(sql: str) -> None:
         await conn.execute(sql)
     finally:
         await conn.close()
+
+
+def revision_before(migration: str) -> str:
+    """The revision a migration file (its name's end, such as `_partial_payment_keys.py`)
+    revises: where a test of that migration starts."""
+    scripts = ScriptDirectory.from_config(migrate.alembic_config(SERVER_URL)).walk_revisions()
+    move = next(s for s in scripts if s.path.endswith(migration))
+    assert isinstance(move.down_revision, str)
+    return move.down_revision
 
 
 @contextmanager

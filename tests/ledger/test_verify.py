@@ -148,6 +148,38 @@ BROKEN = {
         ],
         [r"account {id}: limit usage at .+ counts 1500, payments sent 1000"],
     ),
+    "a posting of an account that does not exist": (
+        [
+            "WITH e AS (SELECT nextval('ledger_entry_seq') AS id) "
+            "INSERT INTO ledger_postings (entry_id, account_id, book, amount, memo) "
+            "SELECT e.id, v.account, v.b, v.a, 'stray' FROM e, "
+            "(VALUES (999999, 'available', 300), (NULL, 'fees', -300)) AS v(account, b, a)"
+        ],
+        [r"ledger_postings\.account_id names accounts 999999, which does not exist \(1 row\)"],
+    ),
+    "a posting of a transaction that does not exist": (
+        [f"UPDATE ledger_postings SET transaction_id = 999998 WHERE id = {SYSTEM_POSTING}"],
+        [
+            r"ledger_postings\.transaction_id names transactions 999998, which does not "
+            r"exist \(1 row\)"
+        ],
+    ),
+    "events of an account that does not exist": (
+        ["UPDATE events SET account_id = 999997 WHERE account_id = $1"],
+        [r"events\.account_id names accounts 999997, which does not exist \(3 rows\)"],
+    ),
+    "an event of a transaction that does not exist": (
+        ["UPDATE events SET transaction_id = 999996 WHERE id = (SELECT max(id) FROM events)"],
+        [r"events\.transaction_id names transactions 999996, which does not exist \(1 row\)"],
+    ),
+    "a payment received by an account that does not exist": (
+        ["UPDATE transactions SET account_id = 999995 WHERE operation = 'PAYMENT'"],
+        [r"transactions\.account_id names accounts 999995, which does not exist \(1 row\)"],
+    ),
+    "a limit count of an account that does not exist": (
+        ["INSERT INTO limit_usage (account_id, bucket, used) VALUES (999994, now(), 0)"],
+        [r"limit_usage\.account_id names accounts 999994, which does not exist \(1 row\)"],
+    ),
 }
 
 

@@ -39,6 +39,44 @@ class UsageMismatch:
     counted: int
 
 
+@dataclass(frozen=True, slots=True)
+class DanglingReference:
+    """Rows whose `reference` (`table.column`) names a `target` row that does not exist."""
+
+    reference: str
+    target: str
+    value: int
+    rows: int
+
+
+DANGLING_REFERENCES = """
+WITH refs (reference, target, value) AS (
+    SELECT 'ledger_postings.account_id', 'accounts', account_id FROM ledger_postings
+    UNION ALL SELECT 'ledger_postings.transaction_id', 'transactions', transaction_id
+              FROM ledger_postings
+    UNION ALL SELECT 'events.account_id', 'accounts', account_id FROM events
+    UNION ALL SELECT 'events.transaction_id', 'transactions', transaction_id FROM events
+    UNION ALL SELECT 'transactions.account_id', 'accounts', account_id FROM transactions
+    UNION ALL SELECT 'limit_usage.account_id', 'accounts', account_id FROM limit_usage
+)
+SELECT r.reference, r.target, r.value, count(*) AS n
+FROM refs r
+LEFT JOIN accounts a ON r.target = 'accounts' AND a.id = r.value
+LEFT JOIN transactions t ON r.target = 'transactions' AND t.id = r.value
+WHERE r.value IS NOT NULL AND a.id IS NULL AND t.id IS NULL
+GROUP BY 1, 2, 3
+ORDER BY 1, 3
+"""
+"""The references every payment writes, which no foreign key checks: the SQL functions that
+write them have just locked or written the row they name (`0020_hot_path_references.py`
+says why)."""
+
+
+async def dangling_references(conn: Connection) -> list[DanglingReference]:
+    rows = await conn.fetch(DANGLING_REFERENCES)
+    return [DanglingReference(r["reference"], r["target"], r["value"], r["n"]) for r in rows]
+
+
 async def unbalanced_entries(conn: Connection) -> list[UnbalancedEntry]:
     rows = await conn.fetch(
         "SELECT entry_id, sum(amount)::bigint AS total FROM ledger_postings "

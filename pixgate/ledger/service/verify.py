@@ -1,7 +1,8 @@
 """Ledger invariants, checked by `pixgate ledger verify` and after tests.
 
 Every cached figure must equal what it caches: balances their journal, and the limits'
-outgoing volume the amounts of the outgoing payments not in ERROR.
+outgoing volume the amounts of the outgoing payments not in ERROR; and every account or
+transaction that a posting, an event, a payment or a limit count names must exist.
 """
 
 from __future__ import annotations
@@ -25,5 +26,10 @@ async def problems(conn: Connection) -> list[str]:
         f"account {u.account_id}: limit usage at {u.bucket} counts "
         f"{u.counted}, payments sent {u.sent}"
         for u in await ledger_checks.usage_mismatches(conn)
+    )
+    found.extend(
+        f"{d.reference} names {d.target} {d.value}, which does not exist "
+        f"({d.rows} row{'s' if d.rows > 1 else ''})"
+        for d in await ledger_checks.dangling_references(conn)
     )
     return found

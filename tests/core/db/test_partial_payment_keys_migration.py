@@ -11,20 +11,11 @@ from typing import Any
 import asyncpg
 import pytest
 from alembic import command
-from alembic.script import ScriptDirectory
 
 from pixgate.core.db import migrate
-from tests.conftest import SERVER_URL, scratch_database
+from tests.conftest import revision_before, scratch_database
 
-
-def _revision_before() -> str:
-    scripts = ScriptDirectory.from_config(migrate.alembic_config(SERVER_URL)).walk_revisions()
-    move = next(s for s in scripts if s.path.endswith("_partial_payment_keys.py"))
-    assert isinstance(move.down_revision, str)
-    return move.down_revision
-
-
-BEFORE = _revision_before()
+BEFORE = revision_before("_partial_payment_keys.py")
 KEY_1, KEY_2 = uuid.uuid4(), uuid.uuid4()
 
 INSERT = """

@@ -11,20 +11,11 @@ import asyncpg
 import orjson
 import pytest
 from alembic import command
-from alembic.script import ScriptDirectory
 
 from pixgate.core.db import migrate
-from tests.conftest import SERVER_URL, scratch_database
+from tests.conftest import revision_before, scratch_database
 
-
-def _revision_before_the_move() -> str:
-    scripts = ScriptDirectory.from_config(migrate.alembic_config(SERVER_URL)).walk_revisions()
-    move = next(s for s in scripts if s.path.endswith("_provider_instructions.py"))
-    assert isinstance(move.down_revision, str)
-    return move.down_revision
-
-
-BEFORE = _revision_before_the_move()
+BEFORE = revision_before("_provider_instructions.py")
 
 
 @pytest.fixture
