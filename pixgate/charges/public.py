@@ -2,6 +2,7 @@
 import."""
 
 from pixgate.charges.queries import charges as charges_queries
+from pixgate.charges.queries import settled_at_once
 from pixgate.charges.routes.cash_in import cash_in_order, qr_code_png
 from pixgate.charges.schemas.cash_in import CashInPayer, CashInTransaction
 from pixgate.charges.service import cash_in, charge_list
@@ -16,4 +17,5 @@ __all__ = [
     "charges_queries",
     "charges_service",
     "qr_code_png",
+    "settled_at_once",
 ]

@@ -22,6 +22,7 @@ from uuid import UUID
 
 from pixgate.accounts.public import Account, fees, get_account, keys_of
 from pixgate.charges.queries import charges as charge_rows
+from pixgate.charges.queries import settled_at_once
 from pixgate.charges.queries.charges import Charge
 from pixgate.charges.service import splits
 from pixgate.charges.service.locations import location_prefixes
@@ -104,11 +105,11 @@ async def pay(
 ) -> Received:
     """Pay an open charge (a row as read) in the caller's transaction.
 
-    The receiving account is locked before the charge (see `charges.lock_accounts`);
+    The receiving account is locked before the charge (see `settled_at_once.lock_accounts`);
     ChargeNotPayable if the charge is no longer open. The payment is received by the cob's
     `chave`, or for a cash-in charge by the account's first key.
     """
-    locked = await charge_rows.lock_accounts(conn, [charge.account_id])
+    locked = await settled_at_once.lock_accounts(conn, [charge.account_id])
     paid = await charge_rows.mark_paid(conn, charge.id, paid_at=paid_at, now=now)
     if paid is None:
         raise await _not_payable(conn, charge.id, now)
@@ -149,7 +150,7 @@ async def receive(
     if account is None:
         raise NotFound("account not found")
     fee = _fee(settings, account.fees, amount)
-    payment = await charge_rows.insert_received(
+    payment = await settled_at_once.insert_received(
         conn,
         account_id=account_id,
         kind=TransactionKind.INCOMING,

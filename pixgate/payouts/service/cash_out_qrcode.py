@@ -32,6 +32,7 @@ from typing import Any
 from pixgate.accounts.public import fees
 from pixgate.charges.public import charges_queries as charge_rows
 from pixgate.charges.public import charges_service as charges
+from pixgate.charges.public import settled_at_once
 from pixgate.core.errors import (
     ChargeNotPayable,
     InvalidQrCode,
@@ -125,7 +126,7 @@ async def _pay_our_charge(
             raise OwnChargePayment("an account cannot pay its own charge")
         if charge.amount != amount:
             raise QrCodeAmountMismatch("value differs from the charge's amount")
-        locked = await charge_rows.lock_accounts(conn, [account_id, charge.account_id])
+        locked = await settled_at_once.lock_accounts(conn, [account_id, charge.account_id])
         payer, receiver = locked[account_id], locked[charge.account_id]
         await external_ids.refuse_duplicate(conn, account_id, order.external_id)
         fee = fees.of(rt.settings, payer.fees, FEE_KEY, amount)
@@ -142,7 +143,7 @@ async def _pay_our_charge(
             )
         except ChargeNotPayable as exc:
             raise InvalidQrCode(f"qrCode: {exc.text}") from exc
-        row = await charge_rows.insert_settled_withdraw(
+        row = await settled_at_once.insert_settled_withdraw(
             conn,
             account_id=account_id,
             kind=KIND,

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pixgate.accounts.public import Account, fees, lock_key_owner
-from pixgate.charges.public import charges_queries as charge_rows
 from pixgate.charges.public import charges_service as charges
+from pixgate.charges.public import settled_at_once
 from pixgate.core.counterparts import Counterpart
 from pixgate.core.db.pool import Connection
 from pixgate.core.errors import OwnKeyPayment, TryAgain
@@ -62,7 +62,7 @@ async def lock_parties(conn: Connection, account_id: int, key: str) -> Parties |
         return None
     if owner.account_id == account_id:
         raise OwnKeyPayment("an account cannot pay its own PIX key")
-    locked = await charge_rows.lock_accounts(conn, [account_id, owner.account_id])
+    locked = await settled_at_once.lock_accounts(conn, [account_id, owner.account_id])
     return Parties(payer=locked[account_id], receiver=locked[owner.account_id])
 
 
@@ -139,7 +139,7 @@ async def pay_key(
         fee = fees.of(rt.settings, parties.payer.fees, FEE_KEY, payout.amount)
         end_to_end_id = new_end_to_end_id(rt.settings.ispb, now)
         mismatch = document_differs(document, parties.receiver)
-        row = await charge_rows.insert_settled_withdraw(
+        row = await settled_at_once.insert_settled_withdraw(
             conn,
             account_id=account_id,
             kind=payout.kind,
