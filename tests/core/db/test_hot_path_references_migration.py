@@ -1,7 +1,7 @@
 """The references every payment writes lose their foreign keys and get them back: after the
-upgrade the database takes a row naming a missing account (`pixgate ledger verify` reports
-it instead), after the downgrade it refuses one again, and rows written before keep their
-references either way."""
+upgrade the database takes a row naming a missing account or transaction (`pixgate ledger
+verify` reports it instead), after the downgrade it refuses one again, and a row naming the
+ones written before the upgrade is taken at every step."""
 
 from __future__ import annotations
 
