@@ -18,6 +18,7 @@ from pixgate.accounts.service import auth
 from pixgate.core.http import errors
 from pixgate.core.http.middleware import RequestContext
 from pixgate.core.http.responses import JSONResponse
+from pixgate.core.http.routing import include_flat
 from pixgate.core.settings import Settings
 from pixgate.jobs.worker import Worker
 from pixgate.routers import API_PIX_ROUTERS, ROUTERS
@@ -100,10 +101,10 @@ def create_app(
         name="dashboard-static",
     )
     for router in ROUTERS:
-        app.include_router(router)
+        include_flat(app, router)
     app.state.api_pix_base_path = settings.api_pix_base_path
     for router in API_PIX_ROUTERS:
-        app.include_router(router, prefix=settings.api_pix_base_path)
+        include_flat(app, router, prefix=settings.api_pix_base_path)
     register_openapi_webhooks(app)
     openapi.install(app)
     return app

@@ -67,6 +67,23 @@ async def test_requests_by_route_template_and_status_class(client: httpx.AsyncCl
     assert not [route for route in routes if "not-a-token" in route or "no/such" in route]
 
 
+async def test_an_api_pix_request_is_counted_under_its_base_path(
+    client: httpx.AsyncClient,
+) -> None:
+    """The API Pix's `/cob/{txid}` and the gateway's own are two routes, two series."""
+    before = await scrape(client)
+    assert (await client.get("/api/v2/cob/" + "a" * 26)).status_code == 403
+    assert (await client.get("/cob/" + "a" * 26)).status_code == 401
+    after = await scrape(client)
+
+    requests = "pixgate_requests_total"
+    api_pix = {"method": "GET", "route": "/api/v2/cob/{txid}"}
+    own = {"method": "GET", "route": "/cob/{txid}"}
+    assert moved(before, after, requests, **api_pix, status="403") == 1
+    assert moved(before, after, requests, **own, status="401") == 1
+    assert moved(before, after, requests, **own, status="403") == 0
+
+
 async def test_a_cash_out_its_settlement_and_its_webhook(
     hooks_on: Runtime, client: httpx.AsyncClient, receiver: Receiver
 ) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from fastapi import Request, Response
+from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.routing import APIRoute
 
 from pixgate.core.http import json_body
@@ -44,3 +44,54 @@ class PixgateRoute(APIRoute):
             return await handler(ExactJsonRequest(request.scope, request.receive))
 
         return exact
+
+
+def include_flat(app: FastAPI, router: APIRouter, prefix: str = "") -> None:
+    """`app.include_router(router, prefix=prefix)`, with every route registered on the
+    app's own router, as FastAPI did before 0.137.
+
+    Since 0.137 an included router stays a node of its own that every request walks: each
+    route before the one that answers is matched through a per-request route context, and
+    the router that holds it is matched twice. With about thirty routers, a route near the
+    end of the list (`/healthz`, the API Pix) paid more for finding its route than for the
+    rest of its dispatch (docs/performance.md, "Routes registered flat"). Registered here, a
+    route is matched like a Starlette route: one regular expression.
+
+    Each route keeps what its own router gave it (tags, responses, dependencies, route
+    class); the app's router adds its dependencies first and its default response class,
+    as `include_router` would.
+    """
+    for route in router.routes:
+        if not isinstance(route, APIRoute):
+            raise TypeError(f"{route!r} of {router!r} is not an APIRoute")
+        app.router.add_api_route(
+            prefix + route.path,
+            route.endpoint,
+            response_model=route.response_model,
+            status_code=route.status_code,
+            tags=route.tags,
+            dependencies=route.dependencies,
+            summary=route.summary,
+            description=route.description,
+            response_description=route.response_description,
+            responses=route.responses,
+            deprecated=route.deprecated,
+            methods=route.methods,
+            operation_id=route.operation_id,
+            response_model_include=route.response_model_include,
+            response_model_exclude=route.response_model_exclude,
+            response_model_by_alias=route.response_model_by_alias,
+            response_model_exclude_unset=route.response_model_exclude_unset,
+            response_model_exclude_defaults=route.response_model_exclude_defaults,
+            response_model_exclude_none=route.response_model_exclude_none,
+            include_in_schema=route.include_in_schema,
+            response_class=route.response_class,
+            name=route.name,
+            route_class_override=type(route),
+            callbacks=route.callbacks,
+            openapi_extra=route.openapi_extra,
+            generate_unique_id_function=route.generate_unique_id_function,
+            strict_content_type=route.strict_content_type,
+            max_body_size=route.max_body_size,
+            form_limits=route.form_limits,
+        )
