@@ -1,0 +1,50 @@
+"""Every route is registered on the application's own router (`include_flat`), with what
+`include_router` would have given it."""
+
+from __future__ import annotations
+
+import httpx
+from fastapi import FastAPI
+from fastapi.routing import APIRoute
+from starlette.routing import Mount, Route
+
+from pixgate.accounts.routes.deps import sandbox_only, screen_request
+from pixgate.routers import API_PIX_ROUTERS, ROUTERS
+
+
+def test_no_included_router_is_left_to_walk(app: FastAPI) -> None:
+    """An included router stays a node that every request walks (FastAPI >= 0.137)."""
+    assert [r for r in app.router.routes if not isinstance(r, APIRoute | Mount | Route)] == []
+
+
+def test_every_route_of_every_router_is_on_the_app_once(app: FastAPI) -> None:
+    base = app.state.api_pix_base_path
+    declared = [
+        (prefix + route.path, frozenset(route.methods), type(route))
+        for routers, prefix in ((ROUTERS, ""), (API_PIX_ROUTERS, base))
+        for router in routers
+        for route in router.routes
+        if isinstance(route, APIRoute)
+    ]
+    served = [
+        (route.path, frozenset(route.methods), type(route))
+        for route in app.router.routes
+        if isinstance(route, APIRoute)
+    ]
+    assert len(declared) > 70
+    assert served == declared
+
+
+def test_the_apps_dependency_runs_first_then_the_routers(app: FastAPI) -> None:
+    """`screen_request` (the app's), then `sandbox_only` (the sandbox router's)."""
+    sandbox = next(
+        r for r in app.router.routes if isinstance(r, APIRoute) and r.path == "/sandbox/dict/keys"
+    )
+    calls = [d.call for d in sandbox.dependant.dependencies]
+    assert calls[:2] == [screen_request, sandbox_only]
+
+
+async def test_a_route_at_the_end_of_the_list_answers(client: httpx.AsyncClient) -> None:
+    """The API Pix is registered last, under its base path; the gateway's own routes too."""
+    assert (await client.get("/api/v2/cob/" + "a" * 26)).status_code == 403
+    assert (await client.get("/healthz")).json() == {"status": "ok"}
