@@ -20,14 +20,14 @@ def test_no_included_router_is_left_to_walk(app: FastAPI) -> None:
 def test_every_route_of_every_router_is_on_the_app_once(app: FastAPI) -> None:
     base = app.state.api_pix_base_path
     declared = [
-        (prefix + route.path, frozenset(route.methods), type(route))
+        (prefix + route.path, frozenset(route.methods or ()), type(route))
         for routers, prefix in ((ROUTERS, ""), (API_PIX_ROUTERS, base))
         for router in routers
         for route in router.routes
         if isinstance(route, APIRoute)
     ]
     served = [
-        (route.path, frozenset(route.methods), type(route))
+        (route.path, frozenset(route.methods or ()), type(route))
         for route in app.router.routes
         if isinstance(route, APIRoute)
     ]
