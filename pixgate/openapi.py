@@ -4,7 +4,7 @@ FastAPI derives each operation from its signature; what it cannot see is added h
 same facts the request pipeline uses, never per endpoint:
 
 - security: `Authorization: Bearer` plus the bound certificate in `X-SSL-Client-Cert`, on
-  every operation whose dependencies authenticate (`deps.current_principal`), and nowhere
+  every operation whose dependencies authenticate (`deps.authenticates`), and nowhere
   else (token, charge-location and operations routes), so "Try it out" works in /docs;
 - error responses: every 4xx/5xx of an operation has its family's model (`errors.ERROR_MODELS`,
   the one `errors.render` answers with; `application/problem+json` in the API Pix, whose
@@ -129,7 +129,7 @@ def _amend_operation(route: routing.RouteContext, operation: dict[str, Any]) -> 
     if _schema_name(responses.get("422")) == "HTTPValidationError":
         del responses["422"]
     wanted = ["400"]
-    if deps.current_principal in calls:
+    if any(deps.authenticates(call) for call in calls):
         operation["security"] = AUTHENTICATED
         wanted.append("403" if family is Family.API_PIX else "401")
     if deps.sandbox_only in calls:

@@ -15,7 +15,7 @@ import pytest
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
-from pixgate.accounts.routes.deps import current_principal
+from pixgate.accounts.routes.deps import authenticates
 from pixgate.core.http.errors import Family
 from pixgate.routers import ROUTERS
 from pixgate.runtime import Runtime
@@ -45,7 +45,7 @@ def _authenticated_routes() -> list[tuple[str, str, Family]]:
     for route in (route for router in ROUTERS for route in router.routes):
         if not isinstance(route, APIRoute):
             continue
-        if current_principal not in set(_calls(route.dependant)):
+        if not any(authenticates(call) for call in _calls(route.dependant)):
             continue
         path = re.sub(r"\{(\w+)(:\w+)?\}", lambda m: _PATH_VALUES.get(m[1], "1"), route.path)
         family = getattr(route, "family", Family.GENERAL)

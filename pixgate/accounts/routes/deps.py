@@ -26,17 +26,29 @@ from pixgate.runtime import Runtime
 from pixgate.sandbox.public import rules as scenarios
 
 
-async def get_runtime(request: Request) -> Runtime:
+def _runtime(request: Request) -> Runtime:
     runtime: Runtime = request.app.state.runtime
     return runtime
+
+
+async def get_runtime(request: Request) -> Runtime:
+    return _runtime(request)
 
 
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 
 
-async def current_principal(request: Request, rt: RuntimeDep) -> auth.Principal:
+async def current_principal(request: Request) -> auth.Principal:
+    """The caller. Takes the runtime from the request, not from `RuntimeDep`: each level of
+    dependencies costs FastAPI a resolution pass on every request (docs/performance.md,
+    "Dependencies one level deep")."""
+    return _authenticate(request)
+
+
+def _authenticate(request: Request) -> auth.Principal:
+    headers = request.headers
     return auth.authenticate(
-        rt, request.headers.get("authorization"), request.headers.get("x-ssl-client-cert")
+        _runtime(request), headers.get("authorization"), headers.get("x-ssl-client-cert")
     )
 
 
@@ -47,18 +59,26 @@ class ScopeCheck:
     """The dependency of an operation that needs one scope: the caller, if its token holds it.
 
     One instance per scope (`granted`), so FastAPI's per-request cache and the OpenAPI pass
-    (`pixgate.openapi`, which declares the 403) see the same object; the check is one lookup
-    in the token's frozenset, on the hot path of every authenticated request.
+    (`pixgate.openapi`, which declares the 401 and the 403) see the same object; the check is
+    one lookup in the token's frozenset, on the hot path of every authenticated request. It
+    authenticates the caller itself rather than depend on `current_principal`: one level of
+    dependencies fewer on every authenticated request.
     """
 
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self._refusal = f"the access token lacks the scope {scope}"
 
-    async def __call__(self, who: CurrentAccount) -> auth.Principal:
+    async def __call__(self, request: Request) -> auth.Principal:
+        who = _authenticate(request)
         if self.scope in who.scopes:
             return who
         raise Forbidden(self._refusal)
+
+
+def authenticates(call: object) -> bool:
+    """Whether a dependency authenticates the caller (for the OpenAPI pass and the tests)."""
+    return call is current_principal or isinstance(call, ScopeCheck)
 
 
 _CHECKS = {scope: ScopeCheck(scope) for scope in Scope}
@@ -92,11 +112,11 @@ ScenarioHeader = Annotated[
 
 
 async def sandbox_scenario(
-    rt: RuntimeDep, x_sandbox_scenario: ScenarioHeader = None
+    request: Request, x_sandbox_scenario: ScenarioHeader = None
 ) -> Instructions:
     """The canonical `X-Sandbox-Scenario`, as the request's provider instructions (only the
     provider reads them); refused outside sandbox mode."""
-    if x_sandbox_scenario is not None and not rt.settings.sandbox:
+    if x_sandbox_scenario is not None and not _runtime(request).settings.sandbox:
         raise ValidationFailed(["X-Sandbox-Scenario is only accepted in sandbox mode"])
     return Instructions(scenarios.parse(x_sandbox_scenario))
 

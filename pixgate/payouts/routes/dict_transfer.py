@@ -50,7 +50,7 @@ _IDEMPOTENCY_HEADER: dict[str, Any] = {
 }
 
 
-def idempotency_key(
+async def idempotency_key(
     x_idempotency_key: Annotated[str | None, Header(include_in_schema=False)] = None,
 ) -> uuid.UUID:
     """Checked before the body, so a request without a key never does anything else."""

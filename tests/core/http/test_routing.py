@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Iterator
+from typing import Any
+
 import httpx
 from fastapi import FastAPI
+from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from starlette.routing import Mount, Route
 
-from pixgate.accounts.routes.deps import sandbox_only, screen_request
+from pixgate.accounts.routes.deps import ScopeCheck, sandbox_only, screen_request
 from pixgate.routers import API_PIX_ROUTERS, ROUTERS
 
 
@@ -48,3 +53,36 @@ async def test_a_route_at_the_end_of_the_list_answers(client: httpx.AsyncClient)
     """The API Pix is registered last, under its base path; the gateway's own routes too."""
     assert (await client.get("/api/v2/cob/" + "a" * 26)).status_code == 403
     assert (await client.get("/healthz")).json() == {"status": "ok"}
+
+
+def _calls(dependant: Dependant) -> Iterator[Any]:
+    for sub in dependant.dependencies:
+        yield sub.call
+        yield from _calls(sub)
+
+
+def test_every_dependency_is_a_coroutine(app: FastAPI) -> None:
+    """FastAPI runs a plain `def` dependency in a thread pool: a hand-off on every request."""
+    calls = {
+        call
+        for route in app.router.routes
+        if isinstance(route, APIRoute)
+        for call in _calls(route.dependant)
+    }
+    assert len(calls) > 10
+    functions = {call: call if inspect.isfunction(call) else call.__call__ for call in calls}
+    assert [c for c, f in functions.items() if not inspect.iscoroutinefunction(f)] == []
+
+
+def test_authentication_is_one_dependency_deep(app: FastAPI) -> None:
+    """Each level costs FastAPI a resolution pass on every request: the scope check
+    authenticates the caller itself, and depends on nothing."""
+    checks = [
+        sub
+        for route in app.router.routes
+        if isinstance(route, APIRoute)
+        for sub in route.dependant.dependencies
+        if isinstance(sub.call, ScopeCheck)
+    ]
+    assert len(checks) > 30
+    assert [check.call for check in checks if check.dependencies] == []
