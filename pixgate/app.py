@@ -16,6 +16,7 @@ from pixgate import openapi
 from pixgate.accounts.routes.deps import screen_request
 from pixgate.accounts.service import auth
 from pixgate.core.http import errors
+from pixgate.core.http.head import AnswerHead
 from pixgate.core.http.middleware import RequestContext
 from pixgate.core.http.responses import JSONResponse
 from pixgate.core.http.routing import include_flat
@@ -87,6 +88,7 @@ def create_app(
     # Before RequestContext: a middleware added later wraps the earlier ones, so the access
     # log and metrics see the 500 that errors.AnswerUnexpected gives an unexpected exception.
     errors.install(app)
+    app.add_middleware(AnswerHead)
     app.add_middleware(RequestContext, max_body_bytes=settings.max_body_bytes)
     # Swagger UI 5 (it renders OpenAPI 3.1), from the fastapi-offline wheel: no CDN.
     app.mount(

@@ -95,8 +95,14 @@ def test_refusals_through_a_real_server(account: accounts.NewAccount, database_u
                 assert answer["code"] == code, (case, answer)
         options = client.options("/cob/x", headers=signed_in)
         assert options.status_code == 405
-        assert options.headers["allow"] == "GET, PATCH, PUT"
-        balance = client.get("/api/balance", headers=signed_in).json()
+        assert options.headers["allow"] == "GET, HEAD, PATCH, PUT"
+        # HEAD through uvicorn: the GET's status and length, no body, and the keep-alive
+        # connection still frames the next answer right.
+        head = client.head("/api/balance", headers=signed_in)
+        assert head.status_code == 200 and head.content == b""
+        got = client.get("/api/balance", headers=signed_in)
+        assert head.headers["content-length"] == got.headers["content-length"]
+        balance = got.json()
         assert balance["netBalance"] == 1000 and balance["blockedBalance"] == 0
 
 

@@ -103,6 +103,23 @@ async def test_token_and_request_with_the_client_certificate(
     assert response.json()["data"][0]["balanceAmount"]["available"] == 250
 
 
+async def test_head_through_nginx_is_the_get_without_its_body(
+    rt: Runtime, front: Front, tmp_path: Path, protocol: str
+) -> None:
+    """A monitor's HEAD probe, over HTTP/1.1 and HTTP/2: the GET's status and length."""
+    account = await make_account(rt, balance="250.00")
+    async with client(front, account, tmp_path, protocol) as http:
+        signed_in = {"Authorization": f"Bearer {await token(http, account)}"}
+        head = await http.head("/accounts/balances", headers=signed_in)
+        got = await http.get("/accounts/balances", headers=signed_in)
+        probe = await http.head("/healthz")
+    assert head.http_version == protocol
+    assert head.status_code == got.status_code == 200, head.text
+    assert head.content == b""
+    assert head.headers["content-length"] == str(len(got.content))
+    assert probe.status_code == 200 and probe.content == b""
+
+
 async def test_no_client_certificate_no_token(
     rt: Runtime, front: Front, tmp_path: Path, protocol: str
 ) -> None:

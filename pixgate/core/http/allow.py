@@ -1,4 +1,5 @@
-"""The `Allow` header of a 405: every method the path answers, whichever route declares it.
+"""The `Allow` header of a 405: every method the path answers, whichever route declares it
+(HEAD wherever GET is, `pixgate.core.http.head`).
 
 Starlette builds `Allow` from the one route that matched the path but not the method, and
 FastAPI declares one route per method: `OPTIONS /cob/x` listed only PUT, though the path
@@ -55,10 +56,15 @@ def _path_methods(request: Request) -> _PathMethods:
         if not route.methods:
             found.mounted = True
         elif _catches_all(route):
-            found.catch_all.update(route.methods)
+            found.catch_all.update(_answered(route.methods))
         else:
-            found.declared.update(route.methods)
+            found.declared.update(_answered(route.methods))
     return found
+
+
+def _answered(methods: set[str]) -> set[str]:
+    """A route's methods, HEAD with GET (`pixgate.core.http.head`)."""
+    return methods | {"HEAD"} if "GET" in methods else methods
 
 
 def _catches_all(route: RouteContext) -> bool:
