@@ -272,15 +272,39 @@ def rows(database_url: str, account_id: int) -> list[asyncpg.Record]:
 
 
 def settled_rows(database_url: str, account_id: int, timeout: float = 60.0) -> list[asyncpg.Record]:
-    """The account's transactions once none is PENDING; asserts that happens within `timeout`."""
+    """The account's transactions once none is PENDING; asserts that happens within `timeout`,
+    naming the settlement jobs of those that did not (their state tells why)."""
     deadline = time.monotonic() + timeout
     while True:
         found = rows(database_url, account_id)
         pending = [r["external_id"] for r in found if r["status"] == "PENDING"]
         if not pending:
             return found
-        assert time.monotonic() < deadline, f"{len(pending)} cash-outs never settled"
+        if time.monotonic() >= deadline:
+            jobs = settle_jobs(database_url, account_id)
+            raise AssertionError(f"{len(pending)} cash-outs never settled; their jobs: {jobs}")
         time.sleep(0.5)
+
+
+def settle_jobs(database_url: str, account_id: int) -> list[dict[str, object]]:
+    """The settlement jobs of the account's PENDING transactions, as the database has them."""
+
+    async def fetch() -> list[dict[str, object]]:
+        conn = await asyncpg.connect(database_url)
+        try:
+            found = await conn.fetch(
+                "SELECT t.external_id, t.created_at, j.id, j.status, j.attempts, j.run_at,"
+                " j.locked_until, j.finished_at, j.last_error, now() AS now"
+                " FROM transactions t LEFT JOIN jobs j ON j.kind = 'payouts.settle'"
+                " AND j.args->>'transaction_id' = t.id::text"
+                " WHERE t.account_id = $1 AND t.status = 'PENDING'",
+                account_id,
+            )
+            return [dict(row) for row in found]
+        finally:
+            await conn.close()
+
+    return asyncio.run(fetch())
 
 
 def wait_for_jobs(database_url: str, timeout: float = 60.0) -> None:
