@@ -10,7 +10,6 @@ from pixgate.accounts.queries.keys import of_account as keys_of
 from pixgate.accounts.queries.keys import owner_locked as lock_key_owner
 from pixgate.accounts.queries.keys import owner_of as key_owner
 from pixgate.accounts.routes.deps import (
-    CurrentAccount,
     ProviderInstructions,
     RuntimeDep,
     granted,
@@ -23,7 +22,6 @@ from pixgate.accounts.service import auth, balances, fees
 __all__ = [
     "Account",
     "AccountKey",
-    "CurrentAccount",
     "ProviderInstructions",
     "RuntimeDep",
     "Scope",

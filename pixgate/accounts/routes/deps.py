@@ -38,31 +38,16 @@ async def get_runtime(request: Request) -> Runtime:
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 
 
-async def current_principal(request: Request) -> auth.Principal:
-    """The caller. Takes the runtime from the request, not from `RuntimeDep`: each level of
-    dependencies costs FastAPI a resolution pass on every request (docs/performance.md,
-    "Dependencies one level deep")."""
-    return _authenticate(request)
-
-
-def _authenticate(request: Request) -> auth.Principal:
-    headers = request.headers
-    return auth.authenticate(
-        _runtime(request), headers.get("authorization"), headers.get("x-ssl-client-cert")
-    )
-
-
-CurrentAccount = Annotated[auth.Principal, Depends(current_principal)]
-
-
 class ScopeCheck:
     """The dependency of an operation that needs one scope: the caller, if its token holds it.
 
-    One instance per scope (`granted`), so FastAPI's per-request cache and the OpenAPI pass
-    (`pixgate.openapi`, which declares the 401 and the 403) see the same object; the check is
-    one lookup in the token's frozenset, on the hot path of every authenticated request. It
-    authenticates the caller itself rather than depend on `current_principal`: one level of
-    dependencies fewer on every authenticated request.
+    Every authenticated operation takes one (`granted`): one instance per scope, so FastAPI's
+    per-request cache and the OpenAPI pass (`pixgate.openapi`, which declares the 401 and the
+    403) see the same object; the check is one lookup in the token's frozenset, on the hot
+    path of every authenticated request. It authenticates the caller itself, with the runtime
+    taken from the request rather than from `RuntimeDep`: each level of dependencies costs
+    FastAPI a resolution pass on every request (docs/performance.md, "Dependencies one level
+    deep").
     """
 
     def __init__(self, scope: Scope) -> None:
@@ -70,7 +55,10 @@ class ScopeCheck:
         self._refusal = f"the access token lacks the scope {scope}"
 
     async def __call__(self, request: Request) -> auth.Principal:
-        who = _authenticate(request)
+        headers = request.headers
+        who = auth.authenticate(
+            _runtime(request), headers.get("authorization"), headers.get("x-ssl-client-cert")
+        )
         if self.scope in who.scopes:
             return who
         raise Forbidden(self._refusal)
@@ -78,7 +66,7 @@ class ScopeCheck:
 
 def authenticates(call: object) -> bool:
     """Whether a dependency authenticates the caller (for the OpenAPI pass and the tests)."""
-    return call is current_principal or isinstance(call, ScopeCheck)
+    return isinstance(call, ScopeCheck)
 
 
 _CHECKS = {scope: ScopeCheck(scope) for scope in Scope}
