@@ -24,16 +24,15 @@ same facts the request pipeline uses, never per endpoint:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from typing import Any
 
 from fastapi import FastAPI, routing
-from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
 from pixgate.accounts.routes import deps
 from pixgate.core.http import problems
 from pixgate.core.http.errors import ERROR_MODELS, Family
+from pixgate.core.http.routing import dependency_calls
 
 SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
     "bearerAuth": {
@@ -123,7 +122,7 @@ def amend(app: FastAPI, document: dict[str, Any]) -> None:
 
 
 def _amend_operation(route: routing.RouteContext, operation: dict[str, Any]) -> None:
-    calls = set(_calls(route.dependant))
+    calls = set(dependency_calls(route.dependant))
     family: Family = getattr(route.original_route, "family", Family.GENERAL)
     responses: dict[str, Any] = operation.setdefault("responses", {})
     if _schema_name(responses.get("422")) == "HTTPValidationError":
@@ -169,13 +168,6 @@ def _schema_name(response: dict[str, Any] | None) -> str | None:
     if not schema:
         return None
     return str(schema.get("$ref", "")).rsplit("/", 1)[-1]
-
-
-def _calls(dependant: Dependant) -> Iterator[Callable[..., Any]]:
-    for sub in dependant.dependencies:
-        if sub.call is not None:
-            yield sub.call
-        yield from _calls(sub)
 
 
 def _not_null(schema: dict[str, Any]) -> dict[str, Any]:

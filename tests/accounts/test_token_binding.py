@@ -7,16 +7,14 @@ sweep without anyone remembering to add it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
-from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
 from pixgate.accounts.routes.deps import authenticates
 from pixgate.core.http.errors import Family
+from pixgate.core.http.routing import dependency_calls
 from pixgate.routers import ROUTERS
 from pixgate.runtime import Runtime
 from tests.helpers import SIMPLE_BODY, assert_general_error, bearer, cert_header, make_account
@@ -32,20 +30,12 @@ _PATH_VALUES = {
 }
 
 
-def _calls(dependant: Dependant) -> Iterator[Any]:
-    """Every dependency a route runs, those of its dependencies included (a scope check
-    depends on the caller)."""
-    for sub in dependant.dependencies:
-        yield sub.call
-        yield from _calls(sub)
-
-
 def _authenticated_routes() -> list[tuple[str, str, Family]]:
     found = []
     for route in (route for router in ROUTERS for route in router.routes):
         if not isinstance(route, APIRoute):
             continue
-        if not any(authenticates(call) for call in _calls(route.dependant)):
+        if not any(authenticates(call) for call in dependency_calls(route.dependant)):
             continue
         path = re.sub(r"\{(\w+)(:\w+)?\}", lambda m: _PATH_VALUES.get(m[1], "1"), route.path)
         family = getattr(route, "family", Family.GENERAL)

@@ -10,20 +10,18 @@ import dataclasses
 import io
 import re
 import uuid
-from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 import zxingcpp
 from fastapi import FastAPI
-from fastapi.dependencies.models import Dependant
 from fastapi.routing import iter_route_contexts
 from PIL import Image
 
 from pixgate.accounts.service import accounts
+from pixgate.core.http.routing import dependency_calls
 from pixgate.dashboard import routes as dashboard_routes
 from pixgate.dashboard.views import session as sessions
 from pixgate.dashboard.views.forms import sign_in_form, signed_in_form
@@ -183,12 +181,6 @@ def _dashboard_posts(app: FastAPI) -> list[DashboardRoute]:
     return found
 
 
-def _calls(dependant: Dependant) -> Iterator[Callable[..., Any] | None]:
-    for sub in dependant.dependencies:
-        yield sub.call
-        yield from _calls(sub)
-
-
 def _hand_checks(source: str) -> list[str]:
     found = []
     for node in ast.walk(ast.parse(source)):
@@ -230,7 +222,7 @@ class TestCsrf:
         missing = []
         for route in _dashboard_posts(app):
             wanted = sign_in_form if route.path == "/dashboard/login" else signed_in_form
-            if wanted not in _calls(route.dependant):
+            if wanted not in dependency_calls(route.dependant):
                 missing.append(f"{route.path} lacks {wanted.__name__}")
         assert missing == []
 

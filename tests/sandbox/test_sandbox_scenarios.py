@@ -5,18 +5,18 @@ place of the request's own 404 or 400."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, iter_route_contexts
 
 from pixgate.accounts.routes.deps import sandbox_scenario
 from pixgate.charges.service.locations import location_url
+from pixgate.core.http.routing import dependency_calls
 from pixgate.core.pix import brcode
 from pixgate.runtime import Runtime
 from pixgate.sandbox.rules import SYNCHRONOUS
@@ -129,18 +129,12 @@ REFUSED: dict[tuple[str, str], Build] = {
 """For each route that takes the header, a request it refuses by itself."""
 
 
-def _calls(dependant: Dependant) -> Iterator[Any]:
-    for sub in dependant.dependencies:
-        yield sub.call
-        yield from _calls(sub)
-
-
 def scenario_routes(app: FastAPI) -> set[tuple[str, str]]:
     return {
         (method, route.path_format)
         for route in iter_route_contexts(app.routes)
         if isinstance(route.original_route, APIRoute)
-        and sandbox_scenario in set(_calls(route.dependant))
+        and sandbox_scenario in set(dependency_calls(route.dependant))
         for method in route.methods or ()
     }
 

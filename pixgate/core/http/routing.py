@@ -8,10 +8,11 @@ this class or one of its subclasses (the error families in `pixgate.core.http.er
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
 from pixgate.core.http import json_body
@@ -44,6 +45,15 @@ class PixgateRoute(APIRoute):
             return await handler(ExactJsonRequest(request.scope, request.receive))
 
         return exact
+
+
+def dependency_calls(dependant: Dependant) -> Iterator[Callable[..., Any]]:
+    """Every dependency a route runs, those of its dependencies included (the OpenAPI pass
+    and the tests read a route's needs from them)."""
+    for sub in dependant.dependencies:
+        if sub.call is not None:
+            yield sub.call
+        yield from dependency_calls(sub)
 
 
 def include_flat(app: FastAPI, router: APIRouter, prefix: str = "") -> None:

@@ -4,16 +4,14 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator
-from typing import Any
 
 import httpx
 from fastapi import FastAPI
-from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from starlette.routing import Mount, Route
 
 from pixgate.accounts.routes.deps import ScopeCheck, sandbox_only, screen_request
+from pixgate.core.http.routing import dependency_calls
 from pixgate.routers import API_PIX_ROUTERS, ROUTERS
 
 
@@ -55,23 +53,22 @@ async def test_a_route_at_the_end_of_the_list_answers(client: httpx.AsyncClient)
     assert (await client.get("/healthz")).json() == {"status": "ok"}
 
 
-def _calls(dependant: Dependant) -> Iterator[Any]:
-    for sub in dependant.dependencies:
-        yield sub.call
-        yield from _calls(sub)
-
-
 def test_every_dependency_is_a_coroutine(app: FastAPI) -> None:
     """FastAPI runs a plain `def` dependency in a thread pool: a hand-off on every request."""
     calls = {
         call
         for route in app.router.routes
         if isinstance(route, APIRoute)
-        for call in _calls(route.dependant)
+        for call in dependency_calls(route.dependant)
     }
     assert len(calls) > 10
-    functions = {call: call if inspect.isfunction(call) else call.__call__ for call in calls}
-    assert [c for c, f in functions.items() if not inspect.iscoroutinefunction(f)] == []
+    plain = [
+        call
+        for call in calls
+        if not inspect.iscoroutinefunction(call)
+        and not inspect.iscoroutinefunction(getattr(call, "__call__", None))
+    ]
+    assert plain == []
 
 
 def test_authentication_is_one_dependency_deep(app: FastAPI) -> None:
