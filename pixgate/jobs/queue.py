@@ -134,6 +134,23 @@ class Claimed:
     jobs: list[Job]
     next_at: datetime | None
     """When the first queued job that is not due yet becomes due (None: there is none)."""
+    server: datetime
+    """The server the claim was made on, as its postmaster's start time: another server (a
+    standby promoted meanwhile) or the same one restarted shows another."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """Jobs whose handlers completed, to be marked done, and the server they were claimed on
+    (`Claimed.server`).
+
+    Their work is certain to be held only by that server: a standby promoted after a
+    handler's commit may not have received it (asynchronous replication), while it did
+    receive the claim. So they are marked done only there (`claim`, `finish`); anywhere else
+    they stay `running` until their lease ends, and run again (handlers re-check state)."""
+
+    server: datetime
+    job_ids: list[int]
 
 
 async def claim(
@@ -143,20 +160,21 @@ async def claim(
     limit: int,
     lease_seconds: float,
     kinds: list[str] | None,
-    finished: list[int] | None = None,
+    finished: Finished | None = None,
 ) -> Claimed:
     """Take due jobs, and jobs whose worker's lease expired (that worker died).
 
     `finished`: this worker's jobs that ran to completion since its last claim, marked done
-    in the same statement, so finishing a job costs no round trip of its own. The same
-    statement also tells when the next job not due yet will be, so a worker that goes idle
-    knows how long it may sleep without asking again.
+    in the same statement if it runs on the server they were claimed on, so finishing a job
+    costs no round trip of its own. The same statement also tells when the next job not due
+    yet will be, so a worker that goes idle knows how long it may sleep without asking again.
     """
     rows = await conn.fetch(
         """
         WITH done AS (
             UPDATE jobs SET status = 'done', finished_at = now(), locked_until = NULL
             WHERE id = ANY($5::bigint[]) AND locked_by = $1 AND status = 'running'
+              AND pg_postmaster_start_time() = $6
         ), claimed AS (
             UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
                             locked_until = now() + make_interval(secs => $3)
@@ -172,36 +190,44 @@ async def claim(
             )
             RETURNING id, kind, args, attempts, max_attempts
         )
-        SELECT id, kind, args, attempts, max_attempts, NULL::timestamptz AS next_at
+        SELECT id, kind, args, attempts, max_attempts, NULL::timestamptz AS next_at,
+               NULL::timestamptz AS server
         FROM claimed
         UNION ALL
         SELECT NULL::bigint, NULL::text, NULL::jsonb, NULL::int, NULL::int,
                (SELECT min(run_at) FROM jobs
                 WHERE status = 'queued' AND run_at > now()
-                  AND ($4::text[] IS NULL OR kind = ANY($4)))
+                  AND ($4::text[] IS NULL OR kind = ANY($4))),
+               pg_postmaster_start_time()
         """,
         worker,
         limit,
         lease_seconds,
         kinds,
-        finished or [],
+        finished.job_ids if finished else [],
+        finished.server if finished else None,
     )
+    last = next(row for row in rows if row["id"] is None)
     return Claimed(
         jobs=[
             Job(row["id"], row["kind"], row["args"], row["attempts"], row["max_attempts"])
             for row in rows
             if row["id"] is not None
         ],
-        next_at=next(row["next_at"] for row in rows if row["id"] is None),
+        next_at=last["next_at"],
+        server=last["server"],
     )
 
 
-async def finish(conn: Connection, job_ids: list[int], worker: str) -> None:
+async def finish(conn: Connection, finished: Finished, worker: str) -> None:
+    """Mark `finished` done, on the server they were claimed on only (`Finished`)."""
     await conn.execute(
         "UPDATE jobs SET status = 'done', finished_at = now(), locked_until = NULL "
-        "WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'running'",
-        job_ids,
+        "WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'running' "
+        "AND pg_postmaster_start_time() = $3",
+        finished.job_ids,
         worker,
+        finished.server,
     )
 
 

@@ -86,21 +86,19 @@ async def run_once(
     """Claim and run one batch of due jobs; returns how many ran. Tests drive this directly."""
     name = worker or worker_name()
     async with rt.db.connection() as conn:
-        claimed = (
-            await job_rows.claim(
-                conn,
-                worker=name,
-                limit=limit,
-                lease_seconds=rt.settings.job_lease_seconds,
-                kinds=kinds,
-            )
-        ).jobs
-    completed = await asyncio.gather(*(_run_one(rt, name, row) for row in claimed))
-    finished = [row.id for row, ok in zip(claimed, completed, strict=True) if ok]
+        claimed = await job_rows.claim(
+            conn,
+            worker=name,
+            limit=limit,
+            lease_seconds=rt.settings.job_lease_seconds,
+            kinds=kinds,
+        )
+    completed = await asyncio.gather(*(_run_one(rt, name, row) for row in claimed.jobs))
+    finished = [row.id for row, ok in zip(claimed.jobs, completed, strict=True) if ok]
     if finished:
         async with rt.db.connection() as conn:
-            await job_rows.finish(conn, finished, name)
-    return len(claimed)
+            await job_rows.finish(conn, job_rows.Finished(claimed.server, finished), name)
+    return len(claimed.jobs)
 
 
 async def _run_one(rt: Runtime, worker: str, row: job_rows.Job) -> bool:
@@ -171,6 +169,9 @@ class Worker:
         """The earliest due time heard since the last claim began."""
         self._stopping = asyncio.Event()
         self._finished: list[int] = []
+        """Jobs completed since the last claim, all claimed on `_server`."""
+        self._server: datetime | None = None
+        """The server of the last claim (`job_rows.Claimed.server`)."""
         self._finished_since_upkeep = 0
         self._upkeep: asyncio.Task[None] | None = None
         self._running: dict[asyncio.Task[None], int] = {}
@@ -234,8 +235,9 @@ class Worker:
             await asyncio.gather(self._upkeep, return_exceptions=True)
         try:
             async with self.rt.db.connection() as conn:
-                if self._finished:
-                    await job_rows.finish(conn, self._finished, self.name)
+                finished = self._as_finished(self._finished)
+                if finished is not None:
+                    await job_rows.finish(conn, finished, self.name)
                 if interrupted:
                     await job_rows.release(conn, interrupted, self.name)
         except DatabaseUnavailable as exc:
@@ -273,10 +275,12 @@ class Worker:
         """Start up to `free` jobs, marking the ones finished since the last claim done; each
         finished job wakes the loop to claim the next.
 
-        When the database cannot be reached, the finished jobs are forgotten, not marked done
-        later: the server that acknowledged their work may be gone with it (a standby promoted
-        without its last commits). They stay `running` until their lease ends and run again;
-        their handlers re-check state, so work that did survive is not done twice."""
+        The server that acknowledged a finished job's work may be gone with it (a standby
+        promoted without its last commits), so the claim marks it done only if it runs on the
+        server the job was claimed on (`job_rows.Finished`), and when the database cannot be
+        reached the finished jobs are forgotten. Either way they stay `running` until their
+        lease ends and run again; their handlers re-check state, so work that did survive is
+        not done twice."""
         finished, self._finished = self._finished, []
         try:
             async with self.rt.db.connection() as conn:
@@ -286,16 +290,19 @@ class Worker:
                     limit=free,
                     lease_seconds=self.rt.settings.job_lease_seconds,
                     kinds=kinds,
-                    finished=finished,
+                    finished=self._as_finished(finished),
                 )
         except DatabaseUnavailable:
             raise
         except BaseException:
             self._finished.extend(finished)
             raise
+        if claimed.server != self._server:
+            self._finished = []  # completed meanwhile, claimed on the last server
+            self._server = claimed.server
         self._count_finished(len(finished))
         for row in claimed.jobs:
-            task = asyncio.create_task(self._run(row))
+            task = asyncio.create_task(self._run(row, claimed.server))
             self._running[task] = row.id
             if row.kind == DELIVER_WEBHOOK.name:
                 self._webhooks.add(task)
@@ -323,14 +330,21 @@ class Worker:
         except Exception as exc:
             log.warning("worker.upkeep_failed", error=str(exc))
 
-    async def _run(self, row: job_rows.Job) -> None:
+    def _as_finished(self, job_ids: list[int]) -> job_rows.Finished | None:
+        if not job_ids or self._server is None:
+            return None
+        return job_rows.Finished(self._server, job_ids)
+
+    async def _run(self, row: job_rows.Job, server: datetime) -> None:
+        """Run a job claimed on `server`; if it completes, it is marked done by a claim on
+        that server only: one claimed before a failover stays `running` until its lease ends."""
         try:
             completed = await _run_one(self.rt, self.name, row)
         except DatabaseUnavailable as exc:
             # Not even its failure could be recorded: the lease gives the job back.
             log.warning("job.database_unavailable", job_id=row.id, error=repr(exc))
             return
-        if completed:
+        if completed and server == self._server:
             self._finished.append(row.id)
 
     def _on_done(self, inflight: set[asyncio.Task[None]]) -> Callable[[asyncio.Task[None]], None]:

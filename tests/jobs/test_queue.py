@@ -1,5 +1,6 @@
 """One claim takes due jobs oldest first, retakes jobs whose worker's lease ran out, and marks
-the claimer's finished jobs done, all in one statement."""
+the claimer's finished jobs done (on the server they were claimed on), all in one
+statement."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ async def claim(
     *,
     limit: int = 10,
     kinds: list[str] | None = None,
-    finished: list[int] | None = None,
+    finished: jobs.Finished | None = None,
 ) -> jobs.Claimed:
     async with rt.db.connection() as conn:
         return await jobs.claim(
@@ -111,21 +112,51 @@ async def test_only_the_kinds_asked_for(rt: Runtime) -> None:
 
 async def test_finished_jobs_are_marked_done_by_their_own_worker_only(rt: Runtime) -> None:
     mine = await add(rt)
-    await claim(rt, "w1")
+    server = (await claim(rt, "w1")).server
     theirs = await add(rt)
     await claim(rt, "w2")
-    await claim(rt, "w1", finished=[mine, theirs])
+    await claim(rt, "w1", finished=jobs.Finished(server, [mine, theirs]))
     assert (await job_row(rt, mine))["status"] == "done"
     assert (await job_row(rt, theirs))["status"] == "running"
 
 
 async def test_a_job_finished_in_this_claim_is_not_retaken_by_it(rt: Runtime) -> None:
     expired = await add(rt)
-    await claim(rt, "w1")
+    server = (await claim(rt, "w1")).server
     await end_leases(rt, [expired])
-    claimed = await claim(rt, "w1", finished=[expired])
+    claimed = await claim(rt, "w1", finished=jobs.Finished(server, [expired]))
     assert claimed.jobs == []
     assert (await job_row(rt, expired))["status"] == "done"
+
+
+async def test_a_claim_names_its_server_by_its_start(rt: Runtime) -> None:
+    claimed = await claim(rt)
+    async with rt.db.connection() as conn:
+        assert claimed.server == await conn.fetchval("SELECT pg_postmaster_start_time()")
+
+
+async def test_jobs_claimed_on_another_server_are_not_marked_done_here(rt: Runtime) -> None:
+    """As after a failover to an asynchronous standby: it received the claim but maybe not
+    the handler's commit, so only the lease may give the job back (to run again)."""
+    job = await add(rt)
+    server = (await claim(rt, "w1")).server
+    elsewhere = jobs.Finished(server - timedelta(hours=1), [job])
+    await claim(rt, "w1", finished=elsewhere)
+    assert (await job_row(rt, job))["status"] == "running"
+    async with rt.db.connection() as conn:
+        await jobs.finish(conn, elsewhere, "w1")
+    assert (await job_row(rt, job))["status"] == "running"
+    await end_leases(rt, [job])
+    retaken = await claim(rt, "w1")
+    assert [(row.id, row.attempts) for row in retaken.jobs] == [(job, 2)]
+
+
+async def test_finish_marks_done_on_the_server_of_the_claim(rt: Runtime) -> None:
+    job = await add(rt)
+    server = (await claim(rt, "w1")).server
+    async with rt.db.connection() as conn:
+        await jobs.finish(conn, jobs.Finished(server, [job]), "w1")
+    assert (await job_row(rt, job))["status"] == "done"
 
 
 def test_only_job_enqueue_writes_a_job_row() -> None:

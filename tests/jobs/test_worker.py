@@ -1,10 +1,11 @@
-"""A long-running worker runs each job once, and marks it done in its next claim."""
+"""A long-running worker runs each job once, and marks it done in its next claim, on the server
+it claimed it on."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
@@ -356,6 +357,42 @@ async def test_a_job_finished_as_the_database_went_away_is_run_again_not_marked_
         rt.db = database
         await unreachable.close()
     assert probe.ran == [3, 3], "marked done without running again"
+    async with rt.db.connection() as conn:
+        assert await conn.fetchval("SELECT attempts FROM jobs") == 2
+
+
+async def test_a_job_claimed_on_a_server_since_replaced_is_run_again_not_marked_done(
+    rt: Runtime, probe: Probe, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failover to an asynchronous standby between a handler's commit and the next claim,
+    with no error seen: the pool reconnects to the promoted standby, which has the claim but
+    maybe not the commit. Here the claim that took the job says it was made on another
+    server; the next claim, on this one, must not mark the job done: its lease gives it back
+    and it runs again."""
+    rt.settings = rt.settings.model_copy(update={"job_lease_seconds": 0.5})
+    monkeypatch.setattr(worker_module, "IDLE_POLL_SECONDS", 0.1)
+    claim = jobs.claim
+    taken_on_the_old_server: list[int] = []
+
+    async def first_on_an_old_server(conn: object, **kwargs: object) -> jobs.Claimed:
+        claimed = await claim(conn, **kwargs)  # type: ignore[arg-type]
+        if claimed.jobs and not taken_on_the_old_server:
+            taken_on_the_old_server.extend(row.id for row in claimed.jobs)
+            return replace(claimed, server=claimed.server - timedelta(hours=1))
+        return claimed
+
+    monkeypatch.setattr(jobs, "claim", first_on_an_old_server)
+    probe.gate.set()
+    async with rt.db.begin() as conn:
+        await jobs.enqueue(conn, COUNT, Count(5))
+    async with running_worker(rt, concurrency=4):
+
+        async def done() -> bool:
+            return await statuses(rt) == {"done": 1}
+
+        await until(done)
+    assert len(taken_on_the_old_server) == 1
+    assert probe.ran == [5, 5], "marked done on a server that may not hold its work"
     async with rt.db.connection() as conn:
         assert await conn.fetchval("SELECT attempts FROM jobs") == 2
 
