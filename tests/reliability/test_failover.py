@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -90,9 +91,24 @@ def create_database(cluster: patroni.Cluster) -> None:
     )
 
 
-def kill_leader(cluster: patroni.Cluster, load: Load, *, whole_node: bool) -> tuple[float, float]:
+@dataclass(frozen=True)
+class Killed:
+    """When the leader's kill began, when every process of it had been signalled (until
+    then a backend may still commit and acknowledge), and the first cash-out accepted after
+    it."""
+
+    down: float
+    dead: float
+    back: float
+
+    @property
+    def outage(self) -> tuple[float, float]:
+        return self.down, self.back
+
+
+def kill_leader(cluster: patroni.Cluster, load: Load, *, whole_node: bool) -> Killed:
     """Kill the leader (its postmaster alone, or every process of its node) in the middle of
-    the load; when the down and the first accepted cash-out after it were."""
+    the load."""
     time.sleep(STEADY_S)
     leader = cluster.wait("standby")
     down = time.monotonic()
@@ -100,10 +116,11 @@ def kill_leader(cluster: patroni.Cluster, load: Load, *, whole_node: bool) -> tu
         leader.kill()
     else:
         leader.kill_postmaster()
+    dead = time.monotonic()
     back = load.first_accepted_after(down + 0.5, timeout=90)
     assert back is not None, f"no cash-out accepted after the kill: {cluster.members()}"
     time.sleep(STEADY_S)
-    return down, back
+    return Killed(down, dead, back)
 
 
 def test_a_synchronous_standby_takes_over_with_nothing_acknowledged_lost(
@@ -127,7 +144,7 @@ def test_a_synchronous_standby_takes_over_with_nothing_acknowledged_lost(
             promoted = cluster.wait("leader")
             assert promoted is not first, "the standby was never promoted"
 
-            outage = assert_only_unavailable(load, crash, failover)
+            outage = assert_only_unavailable(load, crash.outage, failover.outage)
             stored = settled_rows(cluster.url("pixgate"), gateway.account["accountId"])
             wait_for_jobs(cluster.url("pixgate"))
             external_ids = {r["external_id"] for r in stored}
@@ -138,8 +155,8 @@ def test_a_synchronous_standby_takes_over_with_nothing_acknowledged_lost(
     missing = external_ids - set(notified(hooks))  # the receiver has flushed its record
     assert not missing, f"{len(missing)} settled cash-outs never notified"
     print(
-        f"\npostmaster SIGKILL: first 201 {crash[1] - crash[0]:.1f} s after; node SIGKILL: "
-        f"{promoted.name} promoted, first 201 {failover[1] - failover[0]:.1f} s after; "
+        f"\npostmaster SIGKILL: first 201 {crash.back - crash.down:.1f} s after; node SIGKILL: "
+        f"{promoted.name} promoted, first 201 {failover.back - failover.down:.1f} s after; "
         f"{outage}; {len(stored)} cash-outs stored, each notified"
     )
 
@@ -154,18 +171,19 @@ def test_an_asynchronous_standby_loses_at_most_what_was_in_flight(tmp_path: Path
             load = Load(gateway)
             load.start(CLIENTS)
             try:
-                down, back = kill_leader(cluster, load, whole_node=True)
+                killed = kill_leader(cluster, load, whole_node=True)
             finally:
                 load.finish()
-            outage = assert_only_unavailable(load, (down, back))
+            outage = assert_only_unavailable(load, killed.outage)
             stored = settled_rows(cluster.url("pixgate"), gateway.account["accountId"])
             assert_consistent(load, stored)
     lost = load.acknowledged - {r["external_id"] for r in stored}
-    acknowledged_before = {
-        a.external_id for a in load.attempts if a.status == 201 and a.started < down
+    in_flight = {
+        a.external_id for a in load.attempts if a.status == 201 and a.started < killed.dead
     }
-    assert lost <= acknowledged_before, "lost a cash-out acknowledged after the failover"
+    assert lost <= in_flight, "lost a cash-out sent after the old primary was dead"
     print(
-        f"\nasynchronous standby, node SIGKILL: first 201 {back - down:.1f} s after; {outage}; "
+        f"\nasynchronous standby, node SIGKILL: first 201 {killed.back - killed.down:.1f} s "
+        f"after; {outage}; "
         f"acknowledged and lost: {len(lost)} of {len(load.acknowledged)}"
     )
