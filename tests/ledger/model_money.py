@@ -301,10 +301,10 @@ class MoneyRules(LedgerModel):
             refusal = QrCodeAmountMismatch
         elif who == charge.owner:
             refusal = OwnChargePayment
+        elif not self.payable(charge):  # the charge is checked before the payer's terms
+            refusal = InvalidQrCode
         else:
             refusal = self.limit_refusal(who, amount)
-            if refusal is None and not self.payable(charge):
-                refusal = InvalidQrCode
             if refusal is None and amount + fee > payer.available:
                 refusal = InsufficientBalance
             if refusal is None and scenario in SYNCHRONOUS:  # once all else would pass
