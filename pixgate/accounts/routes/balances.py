@@ -12,7 +12,7 @@ from pixgate.accounts.schemas.balances import AccountBalances, StandardBalance
 from pixgate.accounts.service import auth, balances
 from pixgate.core.http.error_schemas import SimpleError
 from pixgate.core.http.errors import CentralBankRoute
-from pixgate.core.http.responses import JSONResponse, exact
+from pixgate.core.http.responses import JSONResponse
 
 router = APIRouter(
     route_class=CentralBankRoute, tags=["balances"], responses={401: {"model": SimpleError}}
@@ -23,11 +23,11 @@ router = APIRouter(
 async def account_balances(
     rt: RuntimeDep, who: Annotated[auth.Principal, granted(Scope.PIX_READ)]
 ) -> JSONResponse:
-    return exact(AccountBalances.of(await balances.get(rt, who.account_id)))
+    return AccountBalances.answer(await balances.get(rt, who.account_id))
 
 
 @router.get("/api/balance", response_model=StandardBalance, summary="Balance, standard shape")
 async def standard_balance(
     rt: RuntimeDep, who: Annotated[auth.Principal, granted(Scope.PIX_READ)]
 ) -> JSONResponse:
-    return exact(StandardBalance.of(await balances.get(rt, who.account_id)))
+    return StandardBalance.answer(await balances.get(rt, who.account_id))
