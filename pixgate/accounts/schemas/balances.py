@@ -2,9 +2,9 @@
 
 GET /accounts/balances is a hot route, read far more often than anything is paid: its answer
 is written straight from the balance (`AccountBalances.answer`), not built as a model and
-dumped again, which cost about a tenth of the route's CPU; the models describe the answers
-in the OpenAPI document and read them in the client, and the tests hold each answer to its
-model.
+dumped again, which took twice the CPU (docs/performance.md, "Small per-request costs"); the
+models describe the answers in the OpenAPI document and read them in the client, and the
+tests hold each answer to its model.
 """
 
 from __future__ import annotations
