@@ -4,8 +4,9 @@ it claims when something is due, not each time something is enqueued.
 
 A job that raises is retried with exponential backoff and jitter; a job whose worker
 died is retaken when its lease expires. Handlers must be idempotent (they re-check
-state), because a job can run twice when a worker dies after the effect but before
-marking it done.
+state), because a job can run twice: when a worker dies after the effect but before
+marking it done, and when the database fails over in between (a job is marked done only on
+the server it was claimed on: `job_rows.Finished`).
 """
 
 from __future__ import annotations
