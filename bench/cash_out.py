@@ -58,6 +58,7 @@ from _common import (
     CpuMeter,
     CpuShare,
     Deployment,
+    Gateway,
     LoadResult,
     Pgbench,
     arguments,
@@ -138,6 +139,12 @@ CHECKS = {
                                    AND j.args->>'transaction_id' = t.id::text)""",
 }
 
+
+SUSPECT_JOBS = """
+    SELECT id, status, attempts, locked_by, last_error, created_at, finished_at FROM jobs
+    WHERE kind = 'payouts.settle' AND (attempts > 1 OR status <> 'done')
+    ORDER BY id LIMIT 10"""
+"""For a failed check: the settlement jobs that ran twice or never finished, as they stand."""
 
 SETTLED = "SELECT count(*) FROM transactions WHERE kind = 'cash_out' AND status <> 'PENDING'"
 UNSETTLED = "SELECT count(*) FROM transactions WHERE kind = 'cash_out' AND status = 'PENDING'"
@@ -279,6 +286,8 @@ def _measure(
         except RuntimeError as exc:
             print(exc)
             ledger_ok = False
+        if any(v for k, v in checks.items() if k != "transactions"):
+            explain_failed_checks(setup.label, checks, sql_url, gateway)
     return Run(
         setup.label,
         result,
@@ -288,6 +297,24 @@ def _measure(
         settled_per_s=settled / result.seconds if result.seconds else 0.0,
         unsettled_at_end=unsettled,
     )
+
+
+def explain_failed_checks(
+    label: str, checks: dict[str, int], sql_url: str, gateway: Gateway
+) -> None:
+    """Print, while the run's database and log still exist, what a failed check counted:
+    the suspect settlement jobs and the gateway's warnings and errors."""
+    failed = ", ".join(f"{k} {v}" for k, v in checks.items() if k != "transactions" and v)
+    print(f"\nexactly-once check failed in {label!r}: {failed}", file=sys.stderr)
+    for row in asyncio.run(query(sql_url, SUSPECT_JOBS)):
+        print(f"  job {dict(row)}", file=sys.stderr)
+    noted = [
+        line
+        for line in gateway.log_tail(lines=100_000).splitlines()
+        if any(word in line.lower() for word in ("warning", "error", "traceback"))
+    ]
+    for line in noted[-20:]:
+        print(f"  log {line[:400]}", file=sys.stderr)
 
 
 def judge(args: argparse.Namespace, setup: Setup) -> Judged:
@@ -554,9 +581,10 @@ def main() -> int:
             f"{low:.2f} -> {verdict(low <= LOW_LOAD_TARGET)}"
         )
     once_ok = all(r.once_ok for r in runs)
+    failing = "".join(f"; failed in {r.label!r}" for r in runs if not r.once_ok)
     print(
         f"check: no job handled twice, one final event per transaction, ledger balances -> "
-        f"{verdict(once_ok)}"
+        f"{verdict(once_ok)}{failing}"
     )
     return 0 if once_ok else 1
 
