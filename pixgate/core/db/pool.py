@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Hashable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -161,6 +162,13 @@ class Database:
 
     def __init__(self, pool: Pool, listen_to: Listening | None = None) -> None:
         self.pool = pool
+        self._turns = asyncio.Semaphore(pool.get_max_size())
+        """Callers take a pool connection in the order they asked for one. asyncpg's pool
+        hands a released connection to the first waiter, but a caller that asks before that
+        waiter has run (the releaser itself, asking again) takes it first, and the waiter
+        goes to the back of the line: under load a request could wait seconds while later
+        ones went ahead. This semaphore queues them first, in order (docs/performance.md,
+        "Pool connections in arrival order")."""
         self._queues = RowQueues()
         self._batchers: dict[Statement[Any, Any], Batcher[Any, Any]] = {}
         self.notifier = Notifier(pool)
@@ -208,7 +216,7 @@ class Database:
     async def begin(self) -> AsyncIterator[Connection]:
         """A connection inside a transaction: committed on exit, rolled back on error."""
         with _translated():
-            async with self.pool.acquire() as conn:
+            async with self._turns, self.pool.acquire() as conn:
                 try:
                     async with conn.transaction():
                         yield conn
@@ -251,7 +259,7 @@ class Database:
     async def connection(self) -> AsyncIterator[Connection]:
         """A connection for reads, or for single statements that commit on their own."""
         with _translated():
-            async with self.pool.acquire() as conn:
+            async with self._turns, self.pool.acquire() as conn:
                 try:
                     yield conn
                 except _MAYBE_GONE as exc:
