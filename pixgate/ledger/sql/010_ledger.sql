@@ -13,7 +13,7 @@
 -- books (hold, void) can never overflow either. Like any sum PostgreSQL cannot store, the
 -- refusal is SQLSTATE 22003 (numeric_value_out_of_range), which the API answers as a 400.
 
-DROP FUNCTION IF EXISTS ledger_add, ledger_hold, ledger_post, ledger_void, ledger_credit, ledger_fund;
+DROP FUNCTION IF EXISTS ledger_add, ledger_hold, ledger_post, ledger_post_all, ledger_void, ledger_void_all, ledger_credit, ledger_fund;
 
 -- p_amount more in the account's available balance, or 22003 when its total would pass the
 -- largest bigint (nothing written).
@@ -53,43 +53,77 @@ BEGIN
 END
 $$;
 
--- A held outgoing payment leaves: amount + fee out of blocked, the amount to p_counter_book
--- (the settling bank, or another account's credit), the fee to our revenue.
+-- Held outgoing payments of one account leave: each one's amount + fee out of blocked, its
+-- amount to p_counter_book (the settling bank, or another account's credit), its fee to our
+-- revenue; one journal entry each, and one update of the account's row for all of them (a
+-- batch of settlements, 040_payouts.sql, moves the row once).
+CREATE FUNCTION ledger_post_all(
+    p_account bigint, p_amount bigint[], p_fee bigint[], p_transaction bigint[],
+    p_counter_book text DEFAULT 'settlement'
+) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    v_total numeric := (SELECT sum(a + f) FROM unnest(p_amount, p_fee) AS u(a, f));
+BEGIN
+    UPDATE accounts SET blocked = blocked - v_total
+    WHERE id = p_account AND blocked >= v_total;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'blocked balance of account % is below %', p_account, v_total;
+    END IF;
+    WITH entry AS MATERIALIZED (
+        SELECT nextval('ledger_entry_seq') AS id, u.a, u.f, u.t
+        FROM unnest(p_amount, p_fee, p_transaction) WITH ORDINALITY AS u(a, f, t, n)
+        ORDER BY u.n
+    )
+    INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
+    SELECT entry.id, p.account_id, p.book, p.amount, entry.t, 'post'
+    FROM entry CROSS JOIN LATERAL (
+        VALUES (p_account, 'blocked', -(entry.a + entry.f)), (NULL, p_counter_book, entry.a),
+               (NULL, 'fees', entry.f)
+    ) AS p(account_id, book, amount);
+END
+$$;
+
+-- One held outgoing payment leaves (ledger_post_all()).
 CREATE FUNCTION ledger_post(
     p_account bigint, p_amount bigint, p_fee bigint, p_transaction bigint,
     p_counter_book text DEFAULT 'settlement'
 ) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-    v_entry bigint;
 BEGIN
-    UPDATE accounts SET blocked = blocked - (p_amount + p_fee)
-    WHERE id = p_account AND blocked >= p_amount + p_fee;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'blocked balance of account % is below %', p_account, p_amount + p_fee;
-    END IF;
-    v_entry := nextval('ledger_entry_seq');
-    INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
-    VALUES (v_entry, p_account, 'blocked', -(p_amount + p_fee), p_transaction, 'post'),
-           (v_entry, NULL, p_counter_book, p_amount, p_transaction, 'post'),
-           (v_entry, NULL, 'fees', p_fee, p_transaction, 'post');
+    PERFORM ledger_post_all(p_account, ARRAY[p_amount], ARRAY[p_fee], ARRAY[p_transaction],
+                            p_counter_book);
 END
 $$;
 
--- A hold given back: blocked -> available (the payment failed).
-CREATE FUNCTION ledger_void(p_account bigint, p_total bigint, p_transaction bigint)
+-- Holds of one account given back: blocked -> available (the payments failed), one journal
+-- entry each and one update of the account's row for all of them.
+CREATE FUNCTION ledger_void_all(p_account bigint, p_total bigint[], p_transaction bigint[])
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-    v_entry bigint;
+    v_total numeric := (SELECT sum(t) FROM unnest(p_total) AS u(t));
 BEGIN
-    UPDATE accounts SET blocked = blocked - p_total, available = available + p_total
-    WHERE id = p_account AND blocked >= p_total;
+    UPDATE accounts SET blocked = blocked - v_total, available = available + v_total
+    WHERE id = p_account AND blocked >= v_total;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'blocked balance of account % is below %', p_account, p_total;
+        RAISE EXCEPTION 'blocked balance of account % is below %', p_account, v_total;
     END IF;
-    v_entry := nextval('ledger_entry_seq');
+    WITH entry AS MATERIALIZED (
+        SELECT nextval('ledger_entry_seq') AS id, u.total, u.t
+        FROM unnest(p_total, p_transaction) WITH ORDINALITY AS u(total, t, n)
+        ORDER BY u.n
+    )
     INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
-    VALUES (v_entry, p_account, 'blocked', -p_total, p_transaction, 'void'),
-           (v_entry, p_account, 'available', p_total, p_transaction, 'void');
+    SELECT entry.id, p_account, p.book, p.amount, entry.t, 'void'
+    FROM entry CROSS JOIN LATERAL (
+        VALUES ('blocked', -entry.total), ('available', entry.total)
+    ) AS p(book, amount);
+END
+$$;
+
+-- One hold given back (ledger_void_all()).
+CREATE FUNCTION ledger_void(p_account bigint, p_total bigint, p_transaction bigint)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM ledger_void_all(p_account, ARRAY[p_total], ARRAY[p_transaction]);
 END
 $$;
 

@@ -11,7 +11,7 @@
 -- PXH01 a cash-out's key is held by one of our accounts: it is paid in the house instead;
 -- PXL00 / PXL01 / PXL02 the per-transaction / daily / nightly limit (020_limits.sql).
 
-DROP FUNCTION IF EXISTS payout_accept, payout_create, payouts_create, settle_payout, settle_payouts;
+DROP FUNCTION IF EXISTS payout_accept, payout_create, payouts_create, settle_payout, settle_payouts, settle_payouts_together;
 
 -- Accepting a payout whose row is written: the one place where its hold, its limits and its
 -- settlement job are put together. p_mode says what differs:
@@ -217,7 +217,103 @@ BEGIN
 END
 $$;
 
--- settle_payout() for several payouts, in order.
+-- settle_payout() for several payouts at once, as if one after the other in order: the
+-- same rows, events and postings, but one statement for all the rows, one update of each
+-- account's row and one insert of all the postings, where one at a time takes a statement
+-- per step and payout. A payout asked twice is settled by its first element only. It fails
+-- whole (settle_payouts() then goes one by one).
+CREATE FUNCTION settle_payouts_together(
+    p_id bigint[], p_status text[], p_end_to_end_id text[], p_counterpart jsonb[],
+    p_counterpart_ispb text[], p_counterpart_account bigint[],
+    p_error_code text[], p_error_message text[], p_processed_at timestamptz[],
+    p_event_type text[], p_job_kind text, p_max_runs int
+) RETURNS TABLE (ord int, account_id bigint, status text, jobs bigint)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    v_settled transactions[];
+    v_ord int[];
+    v_type text[];
+    v_jobs bigint[];
+    v_move record;
+    k int;
+BEGIN
+    WITH asked AS (
+        SELECT DISTINCT ON (a.id) a.*
+        FROM unnest(p_id, p_status, p_end_to_end_id, p_counterpart, p_counterpart_ispb,
+                    p_counterpart_account, p_error_code, p_error_message, p_processed_at,
+                    p_event_type) WITH ORDINALITY
+             AS a(id, status, end_to_end_id, counterpart, counterpart_ispb,
+                  counterpart_account, error_code, error_message, processed_at, event_type, n)
+        ORDER BY a.id, a.n
+    ), settled AS (
+        UPDATE transactions t
+        SET status = a.status, end_to_end_id = coalesce(t.end_to_end_id, a.end_to_end_id),
+            counterpart = coalesce(a.counterpart, t.counterpart),
+            counterpart_ispb = CASE WHEN a.counterpart IS NULL THEN t.counterpart_ispb
+                                    ELSE a.counterpart_ispb END,
+            counterpart_account_id = CASE WHEN a.counterpart IS NULL
+                                          THEN t.counterpart_account_id
+                                          ELSE a.counterpart_account END,
+            error_code = a.error_code, error_message = a.error_message,
+            processed_at = a.processed_at
+        FROM asked a
+        WHERE t.id = a.id AND t.status = 'PENDING'
+        RETURNING t AS payout, a.n::int AS n, a.event_type
+    )
+    SELECT array_agg(s.payout ORDER BY s.n), array_agg(s.n ORDER BY s.n),
+           array_agg(s.event_type ORDER BY s.n)
+    INTO v_settled, v_ord, v_type
+    FROM settled s;
+    IF v_settled IS NOT NULL THEN
+        SELECT array_agg(e.jobs ORDER BY i) INTO v_jobs
+        FROM generate_subscripts(v_settled, 1) AS i
+        CROSS JOIN LATERAL record_event((v_settled[i]).account_id, v_type[i],
+                                        (v_settled[i]).id, '{}'::jsonb, p_job_kind,
+                                        p_max_runs) AS e;
+        FOR v_move IN
+            WITH payout AS (
+                SELECT s.account_id, s.id, s.amount, s.fee, s.status = 'CONFIRMED' AS posted,
+                       s.ordinality AS n
+                FROM unnest(v_settled) WITH ORDINALITY AS s
+            )
+            SELECT p.account_id,
+                   array_agg(p.amount ORDER BY p.n) FILTER (WHERE p.posted) AS posted,
+                   array_agg(p.fee ORDER BY p.n) FILTER (WHERE p.posted) AS fees,
+                   array_agg(p.id ORDER BY p.n) FILTER (WHERE p.posted) AS posted_ids,
+                   array_agg(p.amount + p.fee ORDER BY p.n) FILTER (WHERE NOT p.posted)
+                       AS voided,
+                   array_agg(p.id ORDER BY p.n) FILTER (WHERE NOT p.posted) AS voided_ids
+            FROM payout p
+            GROUP BY p.account_id
+            ORDER BY p.account_id
+        LOOP
+            IF v_move.posted IS NOT NULL THEN
+                PERFORM ledger_post_all(v_move.account_id, v_move.posted, v_move.fees,
+                                        v_move.posted_ids);
+            END IF;
+            IF v_move.voided IS NOT NULL THEN
+                PERFORM ledger_void_all(v_move.account_id, v_move.voided, v_move.voided_ids);
+            END IF;
+        END LOOP;
+        PERFORM limit_give_back(s.account_id, s.created_at, s.amount)
+        FROM unnest(v_settled) AS s
+        WHERE s.status <> 'CONFIRMED' AND s.operation = 'WITHDRAW';
+    END IF;
+    FOR i IN 1 .. coalesce(array_length(p_id, 1), 0) LOOP
+        k := array_position(v_ord, i);
+        ord := i;
+        account_id := (v_settled[k]).account_id;
+        status := (v_settled[k]).status;
+        jobs := v_jobs[k];
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+
+-- settle_payout() for several payouts, in order: all at once (settle_payouts_together()),
+-- or, when that fails, one by one, each in a subtransaction of its own, so that only the
+-- payout that fails is refused.
 CREATE FUNCTION settle_payouts(
     p_id bigint[], p_status text[], p_end_to_end_id text[], p_counterpart jsonb[],
     p_counterpart_ispb text[], p_counterpart_account bigint[],
@@ -228,6 +324,19 @@ CREATE FUNCTION settle_payouts(
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 BEGIN
+    BEGIN
+        -- a PL/pgSQL function returns its rows once it has finished: none is returned
+        -- here unless all of them are
+        RETURN QUERY
+        SELECT t.ord, t.account_id, t.status, t.jobs, NULL::text, NULL::text
+        FROM settle_payouts_together(
+            p_id, p_status, p_end_to_end_id, p_counterpart, p_counterpart_ispb,
+            p_counterpart_account, p_error_code, p_error_message, p_processed_at,
+            p_event_type, p_job_kind, p_max_runs) AS t;
+        RETURN;
+    EXCEPTION WHEN OTHERS THEN
+        NULL;  -- rolled back whole: one by one below
+    END;
     FOR i IN 1 .. coalesce(array_length(p_id, 1), 0) LOOP
         ord := i;
         account_id := NULL; status := NULL; jobs := NULL;
