@@ -286,6 +286,37 @@ class TestBatchedPerAccount:
         await drain(rt)
         assert await balance(rt, account.account_id) == (0, 0)
 
+    async def test_waiting_cash_outs_all_accepted_are_held_in_one_step(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        account = await make_account(rt, balance="40.00")
+        headers = await bearer(client, account)
+        key = ("account", account.account_id)
+        async with rt.db.queued(key):
+            calls = [
+                asyncio.create_task(client.post(PATH, json=order(10), headers=headers))
+                for _ in range(4)
+            ]
+            await statements_waiting(rt.db.batcher(payments.CREATE_PAYOUTS), key, 4)
+        responses = await asyncio.gather(*calls)
+        assert [r.status_code for r in responses] == [201] * 4
+        assert await balance(rt, account.account_id) == (0, 4000)
+        async with rt.db.connection() as conn:
+            written = await conn.fetchrow(
+                "SELECT count(*) AS payouts, count(DISTINCT xmin::text) AS steps"
+                " FROM transactions WHERE account_id = $1",
+                account.account_id,
+            )
+            jobs = await conn.fetchval(
+                "SELECT count(*) FROM jobs WHERE args ->> 'transaction_id' IN"
+                " (SELECT id::text FROM transactions WHERE account_id = $1)",
+                account.account_id,
+            )
+        # one subtransaction for the four, where one at a time writes each in its own
+        assert (written["payouts"], written["steps"], jobs) == (4, 1, 4)
+        await drain(rt)
+        assert await balance(rt, account.account_id) == (0, 0)
+
     async def test_waiting_settlements_each_settle_once(
         self, rt: Runtime, client: httpx.AsyncClient
     ) -> None:

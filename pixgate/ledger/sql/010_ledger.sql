@@ -13,7 +13,7 @@
 -- books (hold, void) can never overflow either. Like any sum PostgreSQL cannot store, the
 -- refusal is SQLSTATE 22003 (numeric_value_out_of_range), which the API answers as a 400.
 
-DROP FUNCTION IF EXISTS ledger_add, ledger_hold, ledger_post, ledger_post_all, ledger_void, ledger_void_all, ledger_credit, ledger_fund;
+DROP FUNCTION IF EXISTS ledger_add, ledger_hold, ledger_hold_all, ledger_post, ledger_post_all, ledger_void, ledger_void_all, ledger_credit, ledger_fund;
 
 -- p_amount more in the account's available balance, or 22003 when its total would pass the
 -- largest bigint (nothing written).
@@ -29,27 +29,42 @@ BEGIN
 END
 $$;
 
--- available -> blocked, guarded: concurrent holds serialise on the account row and none can
--- overdraw. The account's row as the hold left it (locked until the caller commits), so a
--- caller can check the terms it priced with at no extra read; NULL, and nothing written,
--- when available is below p_amount.
-CREATE FUNCTION ledger_hold(p_account bigint, p_amount bigint, p_transaction bigint)
+-- available -> blocked for payments of one account, guarded: concurrent holds serialise on
+-- the account row and none can overdraw. p_amount holds each payment's total (one journal
+-- entry each); the row is moved once for all of them, or not at all. The account's row as
+-- the hold left it (locked until the caller commits), so a caller can check the terms it
+-- priced with at no extra read; NULL, and nothing written, when available is below the sum.
+CREATE FUNCTION ledger_hold_all(p_account bigint, p_amount bigint[], p_transaction bigint[])
 RETURNS accounts LANGUAGE plpgsql AS $$
 DECLARE
     v_account accounts;
-    v_entry bigint;
+    v_total numeric := (SELECT sum(a) FROM unnest(p_amount) AS u(a));
 BEGIN
-    UPDATE accounts SET available = available - p_amount, blocked = blocked + p_amount
-    WHERE id = p_account AND available >= p_amount
+    UPDATE accounts SET available = available - v_total, blocked = blocked + v_total
+    WHERE id = p_account AND available >= v_total
     RETURNING * INTO v_account;
     IF NOT FOUND THEN
         RETURN NULL;
     END IF;
-    v_entry := nextval('ledger_entry_seq');
+    WITH entry AS MATERIALIZED (
+        SELECT nextval('ledger_entry_seq') AS id, u.total, u.t
+        FROM unnest(p_amount, p_transaction) WITH ORDINALITY AS u(total, t, n)
+        ORDER BY u.n
+    )
     INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
-    VALUES (v_entry, p_account, 'available', -p_amount, p_transaction, 'hold'),
-           (v_entry, p_account, 'blocked', p_amount, p_transaction, 'hold');
+    SELECT entry.id, p_account, p.book, p.amount, entry.t, 'hold'
+    FROM entry CROSS JOIN LATERAL (
+        VALUES ('available', -entry.total), ('blocked', entry.total)
+    ) AS p(book, amount);
     RETURN v_account;
+END
+$$;
+
+-- One payment's hold (ledger_hold_all()).
+CREATE FUNCTION ledger_hold(p_account bigint, p_amount bigint, p_transaction bigint)
+RETURNS accounts LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN ledger_hold_all(p_account, ARRAY[p_amount], ARRAY[p_transaction]);
 END
 $$;
 

@@ -9,7 +9,7 @@
 -- after the caller locked the account row, so two concurrent payments cannot both fit
 -- under a limit that only one of them fits.
 
-DROP FUNCTION IF EXISTS limit_bucket, limit_count, limit_check, limit_give_back;
+DROP FUNCTION IF EXISTS limit_bucket, limit_count, limit_check, limit_check_all, limit_give_back;
 
 -- The quarter-hour (epoch-aligned) whose usage counts a payment created at p_at. Its body
 -- is one immutable call, so PostgreSQL inlines it where it is called (extract() from a
@@ -43,29 +43,47 @@ BEGIN
 END
 $$;
 
--- Count p_amount as sent, or raise the first limit it exceeds (the count rolls back with
--- the caller's transaction): PXL00 per transaction, PXL01 daily, PXL02 nightly, with the
--- window's total, this payment included, as DETAIL.
-CREATE FUNCTION limit_check(
-    p_account bigint, p_at timestamptz, p_amount bigint, p_transaction_limit bigint,
+-- Count the payments of p_amount, sent at p_at (one quarter-hour for all), or raise the first
+-- limit one of them exceeds (the count rolls back with the caller's transaction): PXL00 per
+-- transaction, PXL01 daily, PXL02 nightly, with the window's total, these payments included,
+-- as DETAIL. A window's total only grows, so the last payment's total decides for all.
+CREATE FUNCTION limit_check_all(
+    p_account bigint, p_at timestamptz, p_amount bigint[], p_transaction_limit bigint,
     p_daily_limit bigint, p_night_limit bigint, p_day_start timestamptz,
     p_night_start timestamptz
 ) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     v_today bigint;
     v_tonight bigint;
+    v_sum bigint := 0;
+    v_amount bigint;
 BEGIN
-    IF p_amount > p_transaction_limit THEN
-        RAISE EXCEPTION 'per-transaction limit exceeded' USING ERRCODE = 'PXL00';
-    END IF;
+    FOREACH v_amount IN ARRAY p_amount LOOP
+        IF v_amount > p_transaction_limit THEN
+            RAISE EXCEPTION 'per-transaction limit exceeded' USING ERRCODE = 'PXL00';
+        END IF;
+        v_sum := v_sum + v_amount;
+    END LOOP;
     SELECT * INTO v_today, v_tonight
-    FROM limit_count(p_account, p_at, p_amount, p_day_start, p_night_start);
+    FROM limit_count(p_account, p_at, v_sum, p_day_start, p_night_start);
     IF v_today > p_daily_limit THEN
         RAISE EXCEPTION 'daily limit exceeded' USING ERRCODE = 'PXL01', DETAIL = v_today;
     END IF;
     IF p_night_start IS NOT NULL AND v_tonight > p_night_limit THEN
         RAISE EXCEPTION 'night limit exceeded' USING ERRCODE = 'PXL02', DETAIL = v_tonight;
     END IF;
+END
+$$;
+
+-- One payment (limit_check_all()).
+CREATE FUNCTION limit_check(
+    p_account bigint, p_at timestamptz, p_amount bigint, p_transaction_limit bigint,
+    p_daily_limit bigint, p_night_limit bigint, p_day_start timestamptz,
+    p_night_start timestamptz
+) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM limit_check_all(p_account, p_at, ARRAY[p_amount], p_transaction_limit,
+                            p_daily_limit, p_night_limit, p_day_start, p_night_start);
 END
 $$;
 

@@ -11,7 +11,7 @@
 -- PXH01 a cash-out's key is held by one of our accounts: it is paid in the house instead;
 -- PXL00 / PXL01 / PXL02 the per-transaction / daily / nightly limit (020_limits.sql).
 
-DROP FUNCTION IF EXISTS payout_accept, payout_create, payouts_create, settle_payout, settle_payouts, settle_payouts_together;
+DROP FUNCTION IF EXISTS payout_accept, payout_create, payouts_create, payouts_create_together, settle_payout, settle_payouts, settle_payouts_together;
 
 -- Accepting a payout whose row is written: the one place where its hold, its limits and its
 -- settlement job are put together. p_mode says what differs:
@@ -178,8 +178,111 @@ BEGIN
 END
 $$;
 
+-- payout_create() for several cash-outs of one account at once, as if one after the other in
+-- order, when all of them are accepted: one statement writes their rows, one moves the
+-- account's row, one writes the postings of their holds and one their jobs, where one at a
+-- time takes a statement per step and payout. Anything else (a refusal, an externalId
+-- already used, priced with other terms or in another quarter-hour of limits than the first)
+-- raises, and payouts_create() then goes one by one.
+CREATE FUNCTION payouts_create_together(
+    p_account_id bigint, p_kind text[], p_external_id text[], p_amount bigint[],
+    p_fee bigint[], p_pix_key text[], p_pix_key_type text[], p_description text[],
+    p_details jsonb[], p_created_at timestamptz[], p_job_kind text[],
+    p_run_at timestamptz[], p_max_attempts int[], p_fees jsonb[], p_limits bigint[],
+    p_transaction_limit bigint[], p_daily_limit bigint[], p_night_limit bigint[],
+    p_day_start timestamptz[], p_night_start timestamptz[], p_instructions text[]
+) RETURNS TABLE (ord int, id bigint, transaction_id uuid, created_at timestamptz)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    n int := coalesce(array_length(p_kind, 1), 0);
+    v_ids bigint[];
+    v_uuids uuid[];
+    v_times timestamptz[];
+    v_account accounts;
+BEGIN
+    FOR i IN 2 .. n LOOP
+        IF p_fees[i] IS DISTINCT FROM p_fees[1]
+           OR p_limits[i][1] IS DISTINCT FROM p_limits[1][1]
+           OR p_limits[i][2] IS DISTINCT FROM p_limits[1][2]
+           OR p_limits[i][3] IS DISTINCT FROM p_limits[1][3]
+           OR p_transaction_limit[i] IS DISTINCT FROM p_transaction_limit[1]
+           OR p_daily_limit[i] IS DISTINCT FROM p_daily_limit[1]
+           OR p_night_limit[i] IS DISTINCT FROM p_night_limit[1]
+           OR p_day_start[i] IS DISTINCT FROM p_day_start[1]
+           OR p_night_start[i] IS DISTINCT FROM p_night_start[1]
+           OR limit_bucket(p_created_at[i]) <> limit_bucket(p_created_at[1])
+           OR p_job_kind[i] <> p_job_kind[1] OR p_max_attempts[i] <> p_max_attempts[1] THEN
+            RAISE EXCEPTION 'payouts priced apart are held one by one';
+        END IF;
+    END LOOP;
+    IF EXISTS (SELECT 1 FROM account_keys k WHERE k.key = ANY (p_pix_key)) THEN
+        RAISE EXCEPTION 'the key is held by an account of this gateway' USING ERRCODE = 'PXH01';
+    END IF;
+    WITH added AS (
+        INSERT INTO transactions AS t (account_id, operation, kind, status, external_id,
+                                       amount, fee, pix_key, pix_key_type, description,
+                                       details, created_at)
+        SELECT p_account_id, 'WITHDRAW', u.kind, 'PENDING', u.external_id, u.amount, u.fee,
+               u.pix_key, u.pix_key_type, u.description, u.details, u.created_at
+        FROM unnest(p_kind, p_external_id, p_amount, p_fee, p_pix_key, p_pix_key_type,
+                    p_description, p_details, p_created_at) WITH ORDINALITY
+             AS u(kind, external_id, amount, fee, pix_key, pix_key_type, description, details,
+                  created_at, n)
+        ORDER BY u.n
+        ON CONFLICT (account_id, external_id) DO NOTHING
+        RETURNING t.id, t.transaction_id, t.created_at,
+                  array_position(p_external_id, t.external_id) AS n
+    )
+    SELECT array_agg(a.id ORDER BY a.n), array_agg(a.transaction_id ORDER BY a.n),
+           array_agg(a.created_at ORDER BY a.n)
+    INTO v_ids, v_uuids, v_times
+    FROM added a;
+    IF coalesce(array_length(v_ids, 1), 0) < n THEN
+        RAISE EXCEPTION 'an externalId was already used' USING ERRCODE = 'unique_violation';
+    END IF;
+    IF array_remove(p_instructions, NULL) <> '{}' THEN
+        INSERT INTO provider_instructions (transaction_id, value)
+        SELECT v_ids[i], p_instructions[i]
+        FROM generate_subscripts(p_instructions, 1) AS i
+        WHERE p_instructions[i] IS NOT NULL;
+    END IF;
+    v_account := ledger_hold_all(
+        p_account_id,
+        ARRAY(SELECT a + f FROM unnest(p_amount, p_fee) WITH ORDINALITY AS u(a, f, k)
+              ORDER BY k),
+        v_ids);
+    IF v_account.id IS NULL THEN
+        RAISE EXCEPTION 'available balance is less than amount + fee' USING ERRCODE = 'PXB01';
+    END IF;
+    -- The row the hold locked: no change of terms can slip in after this check.
+    IF v_account.fees IS DISTINCT FROM p_fees[1]
+       OR ARRAY[v_account.transaction_limit, v_account.daily_limit, v_account.night_limit]
+          IS DISTINCT FROM ARRAY[p_limits[1][1], p_limits[1][2], p_limits[1][3]] THEN
+        RAISE EXCEPTION 'account terms changed' USING ERRCODE = 'PXT01';
+    END IF;
+    PERFORM limit_check_all(p_account_id, p_created_at[1], p_amount, p_transaction_limit[1],
+                            p_daily_limit[1], p_night_limit[1], p_day_start[1],
+                            p_night_start[1]);
+    PERFORM job_enqueue_all(
+        p_job_kind[1],
+        ARRAY(SELECT jsonb_build_object('transaction_id', x) FROM unnest(v_ids)
+              WITH ORDINALITY AS u(x, k) ORDER BY k),
+        p_run_at, p_max_attempts[1]);
+    FOR i IN 1 .. n LOOP
+        ord := i;
+        id := v_ids[i];
+        transaction_id := v_uuids[i];
+        created_at := v_times[i];
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+
 -- payout_create() for several payouts of one account, in order: a later one sees the
--- earlier ones' holds and limit usage, as if they had been sent one after the other.
+-- earlier ones' holds and limit usage, as if they had been sent one after the other. All at
+-- once (payouts_create_together()), or, when that fails, one by one, each in a
+-- subtransaction of its own, so that a refused payout is rolled back alone.
 CREATE FUNCTION payouts_create(
     p_account_id bigint, p_kind text[], p_external_id text[], p_amount bigint[],
     p_fee bigint[], p_pix_key text[], p_pix_key_type text[], p_description text[],
@@ -192,6 +295,20 @@ CREATE FUNCTION payouts_create(
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 BEGIN
+    BEGIN
+        -- a PL/pgSQL function returns its rows once it has finished: none is returned
+        -- here unless all of them are
+        RETURN QUERY
+        SELECT t.ord, t.id, t.transaction_id, t.created_at, NULL::text, NULL::text, NULL::text
+        FROM payouts_create_together(
+            p_account_id, p_kind, p_external_id, p_amount, p_fee, p_pix_key, p_pix_key_type,
+            p_description, p_details, p_created_at, p_job_kind, p_run_at, p_max_attempts,
+            p_fees, p_limits, p_transaction_limit, p_daily_limit, p_night_limit, p_day_start,
+            p_night_start, p_instructions) AS t;
+        RETURN;
+    EXCEPTION WHEN OTHERS THEN
+        NULL;  -- rolled back whole: one by one below
+    END;
     -- p_limits is n x 3: each element's [transaction, daily, night] limits as priced
     FOR i IN 1 .. coalesce(array_length(p_kind, 1), 0) LOOP
         ord := i;
