@@ -49,6 +49,20 @@ async def stored(rt: Runtime, transaction_id: str) -> Any:
         )
 
 
+async def sent_together(
+    rt: Runtime, client: httpx.AsyncClient, account: Any, bodies: list[dict[str, Any]]
+) -> list[httpx.Response]:
+    """The answers to cash-outs sent while the account's row is busy: all in one statement."""
+    headers = await bearer(client, account)
+    key = ("account", account.account_id)
+    async with rt.db.queued(key):
+        calls = [
+            asyncio.create_task(client.post(PATH, json=body, headers=headers)) for body in bodies
+        ]
+        await statements_waiting(rt.db.batcher(payments.CREATE_PAYOUTS), key, len(bodies))
+    return list(await asyncio.gather(*calls))
+
+
 class TestCreateAndSettle:
     async def test_pending_then_confirmed_with_hold_posted(
         self, rt: Runtime, client: httpx.AsyncClient
@@ -266,16 +280,8 @@ class TestBatchedPerAccount:
         self, rt: Runtime, client: httpx.AsyncClient
     ) -> None:
         account = await make_account(rt, balance="30.00")
-        headers = await bearer(client, account)
-        key = ("account", account.account_id)
         bodies = [order(10), order(10, "twice"), order(10, "twice"), order(10), order(10)]
-        async with rt.db.queued(key):
-            calls = [
-                asyncio.create_task(client.post(PATH, json=body, headers=headers))
-                for body in bodies
-            ]
-            await statements_waiting(rt.db.batcher(payments.CREATE_PAYOUTS), key, len(bodies))
-        responses = await asyncio.gather(*calls)
+        responses = await sent_together(rt, client, account, bodies)
         assert sorted(r.status_code for r in responses) == [201, 201, 201, 400, 400]
         assert sorted(r.json()["code"] for r in responses if r.status_code == 400) == [
             "PIX_DUPLICATE_EXTERNAL_ID",
@@ -290,15 +296,7 @@ class TestBatchedPerAccount:
         self, rt: Runtime, client: httpx.AsyncClient
     ) -> None:
         account = await make_account(rt, balance="40.00")
-        headers = await bearer(client, account)
-        key = ("account", account.account_id)
-        async with rt.db.queued(key):
-            calls = [
-                asyncio.create_task(client.post(PATH, json=order(10), headers=headers))
-                for _ in range(4)
-            ]
-            await statements_waiting(rt.db.batcher(payments.CREATE_PAYOUTS), key, 4)
-        responses = await asyncio.gather(*calls)
+        responses = await sent_together(rt, client, account, [order(10) for _ in range(4)])
         assert [r.status_code for r in responses] == [201] * 4
         assert await balance(rt, account.account_id) == (0, 4000)
         async with rt.db.connection() as conn:
