@@ -295,20 +295,23 @@ CREATE FUNCTION payouts_create(
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 BEGIN
-    BEGIN
-        -- a PL/pgSQL function returns its rows once it has finished: none is returned
-        -- here unless all of them are
-        RETURN QUERY
-        SELECT t.ord, t.id, t.transaction_id, t.created_at, NULL::text, NULL::text, NULL::text
-        FROM payouts_create_together(
-            p_account_id, p_kind, p_external_id, p_amount, p_fee, p_pix_key, p_pix_key_type,
-            p_description, p_details, p_created_at, p_job_kind, p_run_at, p_max_attempts,
-            p_fees, p_limits, p_transaction_limit, p_daily_limit, p_night_limit, p_day_start,
-            p_night_start, p_instructions) AS t;
-        RETURN;
-    EXCEPTION WHEN OTHERS THEN
-        NULL;  -- rolled back whole: one by one below
-    END;
+    -- a PL/pgSQL function returns its rows once it has finished: none is returned here
+    -- unless all of them are; a lone payout gains nothing from going together
+    IF array_length(p_kind, 1) > 1 THEN
+        BEGIN
+            RETURN QUERY
+            SELECT t.ord, t.id, t.transaction_id, t.created_at, NULL::text, NULL::text,
+                   NULL::text
+            FROM payouts_create_together(
+                p_account_id, p_kind, p_external_id, p_amount, p_fee, p_pix_key,
+                p_pix_key_type, p_description, p_details, p_created_at, p_job_kind, p_run_at,
+                p_max_attempts, p_fees, p_limits, p_transaction_limit, p_daily_limit,
+                p_night_limit, p_day_start, p_night_start, p_instructions) AS t;
+            RETURN;
+        EXCEPTION WHEN OTHERS THEN
+            NULL;  -- rolled back whole: one by one below
+        END;
+    END IF;
     -- p_limits is n x 3: each element's [transaction, daily, night] limits as priced
     FOR i IN 1 .. coalesce(array_length(p_kind, 1), 0) LOOP
         ord := i;
@@ -441,19 +444,20 @@ CREATE FUNCTION settle_payouts(
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 BEGIN
-    BEGIN
-        -- a PL/pgSQL function returns its rows once it has finished: none is returned
-        -- here unless all of them are
-        RETURN QUERY
-        SELECT t.ord, t.account_id, t.status, t.jobs, NULL::text, NULL::text
-        FROM settle_payouts_together(
-            p_id, p_status, p_end_to_end_id, p_counterpart, p_counterpart_ispb,
-            p_counterpart_account, p_error_code, p_error_message, p_processed_at,
-            p_event_type, p_job_kind, p_max_runs) AS t;
-        RETURN;
-    EXCEPTION WHEN OTHERS THEN
-        NULL;  -- rolled back whole: one by one below
-    END;
+    -- as in payouts_create()
+    IF array_length(p_id, 1) > 1 THEN
+        BEGIN
+            RETURN QUERY
+            SELECT t.ord, t.account_id, t.status, t.jobs, NULL::text, NULL::text
+            FROM settle_payouts_together(
+                p_id, p_status, p_end_to_end_id, p_counterpart, p_counterpart_ispb,
+                p_counterpart_account, p_error_code, p_error_message, p_processed_at,
+                p_event_type, p_job_kind, p_max_runs) AS t;
+            RETURN;
+        EXCEPTION WHEN OTHERS THEN
+            NULL;  -- rolled back whole: one by one below
+        END;
+    END IF;
     FOR i IN 1 .. coalesce(array_length(p_id, 1), 0) LOOP
         ord := i;
         account_id := NULL; status := NULL; jobs := NULL;
