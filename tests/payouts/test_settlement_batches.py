@@ -113,6 +113,34 @@ async def test_a_batch_posts_and_voids_each_payout_once(
     assert await balance(rt, account_id) == (2000, 1000)
 
 
+async def test_a_batch_delivers_each_event_to_every_endpoint(
+    rt: Runtime, client: httpx.AsyncClient
+) -> None:
+    account_id, ids = await pending_cash_outs(rt, client, 3, "30.00")
+    async with rt.db.connection() as conn:
+        for path in ("/one", "/two"):
+            await conn.execute(
+                "INSERT INTO webhook_endpoints (account_id, event_type, url, headers, version)"
+                " VALUES ($1, 'cash_out', $2, '[]', 'v1')",
+                account_id,
+                f"https://hooks.example.com{path}",
+            )
+        rows = await settle(conn, ids, ["CONFIRMED"] * 3)
+        assert [(r["status"], r["jobs"]) for r in rows] == [("CONFIRMED", 2)] * 3
+        delivered = await conn.fetch(
+            "SELECT e.transaction_id, e.data -> 'payment' ->> 'id' AS fact,"
+            " array_agg(d.url ORDER BY d.url) AS urls,"
+            " count(DISTINCT d.message_id) AS messages,"
+            " count(j.id) AS jobs"
+            " FROM events e JOIN webhook_deliveries d ON d.event_id = e.id"
+            " JOIN jobs j ON j.args ->> 'delivery_id' = d.id::text"
+            " WHERE e.transaction_id = ANY($1) GROUP BY 1, 2 ORDER BY 1",
+            ids,
+        )
+    urls = ["https://hooks.example.com/one", "https://hooks.example.com/two"]
+    assert [tuple(r) for r in delivered] == [(i, str(i), urls, 2, 2) for i in ids]
+
+
 async def test_a_batch_moves_the_account_row_once(rt: Runtime, client: httpx.AsyncClient) -> None:
     account_id, ids = await pending_cash_outs(rt, client, 3, "30.00")
     # the backend's counts not yet published, which may hold earlier statements' too

@@ -8,10 +8,11 @@ here they wait in a list instead, and whoever gets the row next sends them all i
 statement (`payouts_create()` / `settle_payouts()`, `sql/040_payouts.sql`). Nobody waits for a batch
 to fill: a lone request goes alone, as soon as the row is free.
 
-Each element is its own subtransaction in that statement, so one refusal does not undo the
-others, and each caller gets its own result or exception. If the statement itself fails
-(the connection broke), every caller of that batch gets the exception, as a lone caller
-would.
+The statement writes its elements together (one insert of all the rows, one move of the
+account's row), and when one of them is refused it goes again one element at a time, each in
+a subtransaction of its own, so one refusal does not undo the others; each caller gets its
+own result or exception. If the statement itself fails (the connection broke), every caller
+of that batch gets the exception, as a lone caller would.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ Row = TypeVar("Row")
 # One result per item, in order: the value for its caller, or the exception it raises.
 Send = Callable[["Connection", Sequence[Item]], Awaitable[Sequence["Result | Exception"]]]
 
-# Each element of a write is a subtransaction; PostgreSQL keeps up to 64 of a transaction's
-# subtransaction ids in shared memory before every snapshot gets slower.
+# A write that goes one element at a time makes each a subtransaction; PostgreSQL keeps up to
+# 64 of a transaction's subtransaction ids in shared memory before every snapshot gets slower.
 MAX_ITEMS = 32
 MAX_READS = 256
 
