@@ -13,7 +13,27 @@
 -- books (hold, void) can never overflow either. Like any sum PostgreSQL cannot store, the
 -- refusal is SQLSTATE 22003 (numeric_value_out_of_range), which the API answers as a 400.
 
-DROP FUNCTION IF EXISTS ledger_add, ledger_hold, ledger_hold_all, ledger_post, ledger_post_all, ledger_void, ledger_void_all, ledger_credit, ledger_fund;
+DROP FUNCTION IF EXISTS ledger_between_books, ledger_add, ledger_hold, ledger_hold_all, ledger_post, ledger_post_all, ledger_void, ledger_void_all, ledger_credit, ledger_fund;
+
+-- The journal of moves between an account's two books: one entry per payment, p_amount of
+-- it out of p_from and into p_to. The caller moves the cached balances.
+CREATE FUNCTION ledger_between_books(
+    p_account bigint, p_from text, p_to text, p_amount bigint[], p_transaction bigint[],
+    p_memo text
+) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    WITH entry AS MATERIALIZED (
+        SELECT nextval('ledger_entry_seq') AS id, u.amount, u.t
+        FROM unnest(p_amount, p_transaction) WITH ORDINALITY AS u(amount, t, n)
+        ORDER BY u.n
+    )
+    INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
+    SELECT entry.id, p_account, p.book, p.amount, entry.t, p_memo
+    FROM entry CROSS JOIN LATERAL (
+        VALUES (p_from, -entry.amount), (p_to, entry.amount)
+    ) AS p(book, amount);
+END
+$$;
 
 -- p_amount more in the account's available balance, or 22003 when its total would pass the
 -- largest bigint (nothing written).
@@ -46,16 +66,8 @@ BEGIN
     IF NOT FOUND THEN
         RETURN NULL;
     END IF;
-    WITH entry AS MATERIALIZED (
-        SELECT nextval('ledger_entry_seq') AS id, u.total, u.t
-        FROM unnest(p_amount, p_transaction) WITH ORDINALITY AS u(total, t, n)
-        ORDER BY u.n
-    )
-    INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
-    SELECT entry.id, p_account, p.book, p.amount, entry.t, 'hold'
-    FROM entry CROSS JOIN LATERAL (
-        VALUES ('available', -entry.total), ('blocked', entry.total)
-    ) AS p(book, amount);
+    PERFORM ledger_between_books(p_account, 'available', 'blocked', p_amount, p_transaction,
+                                 'hold');
     RETURN v_account;
 END
 $$;
@@ -121,16 +133,8 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'blocked balance of account % is below %', p_account, v_total;
     END IF;
-    WITH entry AS MATERIALIZED (
-        SELECT nextval('ledger_entry_seq') AS id, u.total, u.t
-        FROM unnest(p_total, p_transaction) WITH ORDINALITY AS u(total, t, n)
-        ORDER BY u.n
-    )
-    INSERT INTO ledger_postings (entry_id, account_id, book, amount, transaction_id, memo)
-    SELECT entry.id, p_account, p.book, p.amount, entry.t, 'void'
-    FROM entry CROSS JOIN LATERAL (
-        VALUES ('blocked', -entry.total), ('available', entry.total)
-    ) AS p(book, amount);
+    PERFORM ledger_between_books(p_account, 'blocked', 'available', p_total, p_transaction,
+                                 'void');
 END
 $$;
 
