@@ -1,7 +1,8 @@
 """One way to accept a payout: in the SQL function files, a payout's hold, its limits and its
-settlement job are put together by `payout_accept()` alone (a job row is written by
-`job_enqueue()` alone: tests/jobs/test_queue.py), and the modes Python names are the ones the
-function takes."""
+settlement job are put together by `payout_accept()` alone, and a batch of cash-outs accepted
+together by `payouts_create_together()` alone, through the same rules (a job row is written
+by `job_enqueue()` alone: tests/jobs/test_queue.py), and the modes Python names are the ones
+the function takes."""
 
 from __future__ import annotations
 
@@ -35,6 +36,20 @@ def test_only_payout_accept_holds_counts_and_queues_a_payout() -> None:
     assert set(bodies) >= {"payout_accept", "payout_create", "refund_create"}
     for step in ("ledger_hold", "limit_check", "limit_count", "job_enqueue"):
         assert _callers(step, bodies) == {"payout_accept"}, step
+
+
+def test_a_batch_of_cash_outs_is_accepted_in_one_place_by_the_same_rules() -> None:
+    bodies = _bodies(PAYOUT_FILES)
+    for step in ("ledger_hold_all", "limit_check_all", "job_enqueue_all"):
+        assert _callers(step, bodies) == {"payouts_create_together"}, step
+    assert _callers("payout_terms_changed", bodies) == {"payout_accept", "payouts_create_together"}
+    every = _bodies()
+    for one, batch in (
+        ("ledger_hold", "ledger_hold_all"),
+        ("limit_check", "limit_check_all"),
+        ("job_enqueue", "job_enqueue_all"),
+    ):
+        assert _callers(batch, {one: every[one]}) == {one}, f"{one} is {batch} for one"
 
 
 def test_every_payout_path_goes_through_payout_accept() -> None:

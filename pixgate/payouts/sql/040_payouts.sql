@@ -11,7 +11,17 @@
 -- PXH01 a cash-out's key is held by one of our accounts: it is paid in the house instead;
 -- PXL00 / PXL01 / PXL02 the per-transaction / daily / nightly limit (020_limits.sql).
 
-DROP FUNCTION IF EXISTS payout_accept, payout_create, payouts_create, payouts_create_together, settle_payout, settle_payouts, settle_payouts_together;
+DROP FUNCTION IF EXISTS payout_terms_changed, payout_accept, payout_create, payouts_create, payouts_create_together, settle_payout, settle_payouts, settle_payouts_together;
+
+-- Whether the account row a hold locked has other terms than the ones a payout was priced
+-- with (p_limits: [transaction, daily, night]): the payout is then refused (PXT01), so that
+-- no change of terms can slip in between pricing and holding.
+CREATE FUNCTION payout_terms_changed(p_account accounts, p_fees jsonb, p_limits bigint[])
+RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT p_account.fees IS DISTINCT FROM p_fees
+        OR ARRAY[p_account.transaction_limit, p_account.daily_limit, p_account.night_limit]
+           IS DISTINCT FROM p_limits
+$$;
 
 -- Accepting a payout whose row is written: the one place where its hold, its limits and its
 -- settlement job are put together. p_mode says what differs:
@@ -48,10 +58,7 @@ BEGIN
         IF NOT v_held THEN  -- the terms are then read without the row's lock
             SELECT * INTO v_account FROM accounts a WHERE a.id = p_account;
         END IF;
-        -- The row the hold locked: no change of terms can slip in after this check.
-        IF v_account.fees IS DISTINCT FROM p_fees
-           OR ARRAY[v_account.transaction_limit, v_account.daily_limit, v_account.night_limit]
-              IS DISTINCT FROM p_limits THEN
+        IF payout_terms_changed(v_account, p_fees, p_limits) THEN
             RAISE EXCEPTION 'account terms changed' USING ERRCODE = 'PXT01';
         END IF;
     END IF;
@@ -255,10 +262,8 @@ BEGIN
     IF v_account.id IS NULL THEN
         RAISE EXCEPTION 'available balance is less than amount + fee' USING ERRCODE = 'PXB01';
     END IF;
-    -- The row the hold locked: no change of terms can slip in after this check.
-    IF v_account.fees IS DISTINCT FROM p_fees[1]
-       OR ARRAY[v_account.transaction_limit, v_account.daily_limit, v_account.night_limit]
-          IS DISTINCT FROM ARRAY[p_limits[1][1], p_limits[1][2], p_limits[1][3]] THEN
+    IF payout_terms_changed(v_account, p_fees[1],
+                            ARRAY[p_limits[1][1], p_limits[1][2], p_limits[1][3]]) THEN
         RAISE EXCEPTION 'account terms changed' USING ERRCODE = 'PXT01';
     END IF;
     PERFORM limit_check_all(p_account_id, p_created_at[1], p_amount, p_transaction_limit[1],
