@@ -147,6 +147,15 @@ class Settings(BaseSettings):
     # queued for its account's row, where the more of them wait, the more go in one statement
     # (docs/performance.md, "Worker concurrency and uvloop").
     job_concurrency: int = Field(default=256, ge=1, description="jobs each worker runs at once")
+    # Jobs due later (settlements the bank answers after a delay) fall due one by one; a
+    # worker that waits this much longer claims, runs and settles those due meanwhile
+    # together (docs/performance.md, "Jobs due later, claimed together").
+    job_window_ms: float = Field(
+        default=10.0,
+        ge=0,
+        le=1000,
+        description="a worker woken for a job due later claims this much after it is due",
+    )
 
     shutdown_grace_s: float = Field(
         default=20.0,

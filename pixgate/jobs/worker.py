@@ -166,6 +166,8 @@ class Worker:
         self.vacuum_every = vacuum_every
         self._wake = asyncio.Event()
         self._claim_now = False
+        self._claim_by = NEVER
+        """When jobs finished since the last claim began are to be marked done at the latest."""
         self._due_heard = NEVER
         """The earliest due time heard since the last claim began."""
         self._stopping = asyncio.Event()
@@ -212,6 +214,7 @@ class Worker:
             while not self._stopping.is_set() and listening():
                 # what is heard from here on comes after the claim's snapshot may have been taken
                 self._claim_now = False
+                self._claim_by = NEVER
                 self._due_heard = NEVER
                 free = self.concurrency - len(inflight)
                 next_at = None
@@ -353,11 +356,21 @@ class Worker:
             inflight.discard(task)
             self._running.pop(task, None)
             self._webhooks.discard(task)
-            # marked done at once, by a claim on the server that took its work: waiting for
-            # a later claim would let a failover fall in between (_claim_into)
-            self._claim()
+            # marked done by a claim on the server that took its work (_claim_into): at once
+            # when it was the last job running, else within the window, with the jobs that
+            # finish meanwhile (a failover in between only makes them run again)
+            if inflight:
+                self._claim_soon()
+            else:
+                self._claim()
 
         return done
+
+    def _claim_soon(self) -> None:
+        by = datetime.now(UTC) + timedelta(milliseconds=self.rt.settings.job_window_ms)
+        if by < self._claim_by:
+            self._claim_by = by
+            self._wake.set()
 
     def _claim(self) -> None:
         self._claim_now = True
@@ -380,12 +393,20 @@ class Worker:
         self._on_notify(due)
 
     async def _sleep_until(self, next_at: datetime | None) -> None:
-        """Until there is something to claim (a commit that enqueued a job due now, a
-        finished job), the next job not due yet becomes due (as the last claim or a later
-        wake-up told), or the poll interval has passed (leases that expire)."""
+        """Until there is something to claim (a commit that enqueued a job due now, the last
+        running job finished), the next job not due yet becomes due (as the last claim or a
+        later wake-up told) and the window after it has passed, finished jobs have waited the
+        window to be marked done, or the poll interval has passed (leases that expire).
+
+        The window (`job_window_ms`) is what lets jobs that fall due one by one go
+        together: at 500 cash-outs a second, a settlement falls due every 2 ms, and
+        each claimed alone costs a claim, its reads, its settlement and the claim that marks
+        it done, each a round trip and a commit; claimed 10 ms late, five share them."""
         poll_at = datetime.now(UTC) + timedelta(seconds=IDLE_POLL_SECONDS)
+        window = timedelta(milliseconds=self.rt.settings.job_window_ms)
         while not self._claim_now and not self._stopping.is_set():
-            wake_at = min(poll_at, self._due_heard, next_at or poll_at)
+            due_at = min(self._due_heard, next_at or NEVER)
+            wake_at = min(poll_at, self._claim_by, due_at + window if due_at < NEVER else NEVER)
             timeout = (wake_at - datetime.now(UTC)).total_seconds()
             if timeout <= 0:
                 return

@@ -112,6 +112,20 @@ async def test_jobs_that_finish_during_shutdown_are_marked_done(rt: Runtime, pro
     assert await statuses(rt) == {"done": 8}
 
 
+def counting_claims(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of jobs each claim of the worker takes, in order."""
+    claims: list[int] = []
+    claim = jobs.claim
+
+    async def counted(conn: object, **kwargs: object) -> jobs.Claimed:
+        claimed = await claim(conn, **kwargs)  # type: ignore[arg-type]
+        claims.append(len(claimed.jobs))
+        return claimed
+
+    monkeypatch.setattr(jobs, "claim", counted)
+    return claims
+
+
 async def test_an_idle_worker_wakes_when_a_scheduled_job_falls_due(
     rt: Runtime, probe: Probe, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -136,15 +150,7 @@ async def test_a_wake_up_for_a_job_due_later_costs_no_claim(
     falls due, and the worker claims then, not at once for nothing. A job due now, enqueued
     after the later ones, is claimed by the first claim since."""
     monkeypatch.setattr(worker_module, "IDLE_POLL_SECONDS", 60.0)
-    claims: list[int] = []
-    claim = jobs.claim
-
-    async def counted(conn: object, **kwargs: object) -> jobs.Claimed:
-        claimed = await claim(conn, **kwargs)  # type: ignore[arg-type]
-        claims.append(len(claimed.jobs))
-        return claimed
-
-    monkeypatch.setattr(jobs, "claim", counted)
+    claims = counting_claims(monkeypatch)
     at_marker: list[list[int]] = []
 
     async def marker(rt: Runtime, args: Nothing) -> None:
@@ -437,3 +443,94 @@ async def test_webhook_deliveries_leave_slots_for_other_jobs(
 
         await until(all_done)
     assert sorted(started) == list(range(10))
+
+
+@pytest.mark.parametrize(("window_ms", "claimed"), [(300.0, [3]), (0.0, [1, 1, 1])])
+async def test_jobs_falling_due_within_the_window_are_claimed_together(
+    rt: Runtime,
+    probe: Probe,
+    monkeypatch: pytest.MonkeyPatch,
+    window_ms: float,
+    claimed: list[int],
+) -> None:
+    """Settlements fall due one by one, each its sandbox delay after its cash-out; a worker
+    that claims each as it falls due pays a claim, a settlement and a finish for each. It
+    claims the window after the first, and takes every job due by then in one claim."""
+    monkeypatch.setattr(worker_module, "IDLE_POLL_SECONDS", 60.0)
+    rt.settings = rt.settings.model_copy(update={"job_window_ms": window_ms})
+    claims = counting_claims(monkeypatch)
+    probe.gate.set()
+    async with running_worker(rt):
+
+        async def idle() -> bool:
+            return claims == [0]
+
+        await until(idle)
+        first = datetime.now(UTC) + timedelta(seconds=0.2)
+        for n in range(3):
+            async with rt.db.begin() as conn:
+                await jobs.enqueue(conn, COUNT, Count(n), run_at=first + n * timedelta(seconds=0.1))
+
+        async def ran() -> bool:
+            return sorted(probe.ran) == [0, 1, 2]
+
+        await until(ran)
+    assert [n for n in claims if n] == claimed
+
+
+STAGGER = jobs.JobKind("test.stagger", Count)
+
+
+async def finished_at(rt: Runtime) -> list[datetime | None]:
+    async with rt.db.connection() as conn:
+        rows = await conn.fetch("SELECT finished_at FROM jobs ORDER BY id")
+    return [row["finished_at"] for row in rows]
+
+
+@pytest.mark.parametrize(("window_ms", "statements"), [(1000.0, 1), (0.0, 3)])
+async def test_jobs_finishing_within_the_window_are_marked_done_together(
+    rt: Runtime, monkeypatch: pytest.MonkeyPatch, window_ms: float, statements: int
+) -> None:
+    """Jobs claimed together finish a little apart; each finish waits the window for the
+    others, and the last one running marks them all done in one claim (one statement: one
+    `finished_at`)."""
+    rt.settings = rt.settings.model_copy(update={"job_window_ms": window_ms})
+
+    async def stagger(rt: Runtime, args: Count) -> None:
+        await asyncio.sleep(0.05 * args.n)
+
+    monkeypatch.setitem(HANDLERS, STAGGER.name, JobSpec(STAGGER, stagger))
+    async with running_worker(rt, concurrency=4):
+        async with rt.db.begin() as conn:
+            for n in range(3):
+                await jobs.enqueue(conn, STAGGER, Count(n))
+
+        async def done() -> bool:
+            return await statuses(rt) == {"done": 3}
+
+        await until(done)
+    assert len(set(await finished_at(rt))) == statements
+
+
+async def test_a_job_still_running_does_not_hold_back_marking_others_done(
+    rt: Runtime, probe: Probe, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A finished job waits the window for others to finish, not for every job running (a
+    webhook delivery can take its whole timeout)."""
+    monkeypatch.setattr(worker_module, "IDLE_POLL_SECONDS", 60.0)
+    rt.settings = rt.settings.model_copy(update={"job_window_ms": 100.0})
+
+    async def stagger(rt: Runtime, args: Count) -> None:
+        await asyncio.sleep(0)
+
+    monkeypatch.setitem(HANDLERS, STAGGER.name, JobSpec(STAGGER, stagger))
+    async with running_worker(rt, concurrency=4):
+        async with rt.db.begin() as conn:
+            await jobs.enqueue(conn, COUNT, Count(1))  # waits for the gate
+            await jobs.enqueue(conn, STAGGER, Count(0))
+
+        async def one_done() -> bool:
+            return await statuses(rt) == {"done": 1, "running": 1}
+
+        await until(one_done)
+        probe.gate.set()
