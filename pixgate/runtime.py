@@ -133,6 +133,7 @@ async def build_runtime(settings: Settings, database_url: str) -> AsyncIterator[
         connect_timeout=settings.db_connect_timeout_s,
         behind_pooler=settings.db_pooler == "transaction",
         direct_dsn=settings.direct_database_url,
+        lanes=settings.db_write_lanes,
     )
     standby = None
     if settings.read_database_url:

@@ -27,6 +27,12 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("./pixgate-data"), description="embedded default's home")
     db_pool_min: int = Field(default=2, ge=1)
     db_pool_max: int = Field(default=20, ge=1)
+    db_write_lanes: int = Field(
+        default=2,
+        ge=1,
+        description="statements writing accounts' rows that each process keeps in flight at "
+        "once; the accounts are spread over them by id",
+    )
     db_pooler: Literal["none", "transaction"] = Field(
         default="none",
         description="'transaction': database_url is a pooler in transaction mode (PgBouncer), "

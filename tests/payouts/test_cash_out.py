@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import asyncpg
 import httpx
 import pytest
 
@@ -52,15 +53,36 @@ async def stored(rt: Runtime, transaction_id: str) -> Any:
 async def sent_together(
     rt: Runtime, client: httpx.AsyncClient, account: Any, bodies: list[dict[str, Any]]
 ) -> list[httpx.Response]:
-    """The answers to cash-outs sent while the account's row is busy: all in one statement."""
-    headers = await bearer(client, account)
-    key = ("account", account.account_id)
+    """The answers to cash-outs sent while the account's lane is busy: all in one statement."""
+    return await sent_in_one_lane(rt, client, [(account, body) for body in bodies])
+
+
+async def sent_in_one_lane(
+    rt: Runtime, client: httpx.AsyncClient, orders: list[tuple[Any, dict[str, Any]]]
+) -> list[httpx.Response]:
+    """The answers to cash-outs of accounts of one lane (`Database.lane`), each (account,
+    body), sent while the lane is busy: all in one statement."""
+    accounts = {a.account_id: a for a, _ in orders}
+    headers = {pk: await bearer(client, a) for pk, a in accounts.items()}
+    (key,) = {rt.db.lane(a.account_id) for a, _ in orders}
     async with rt.db.queued(key):
         calls = [
-            asyncio.create_task(client.post(PATH, json=body, headers=headers)) for body in bodies
+            asyncio.create_task(client.post(PATH, json=body, headers=headers[a.account_id]))
+            for a, body in orders
         ]
-        await statements_waiting(rt.db.batcher(payments.CREATE_PAYOUTS), key, len(bodies))
+        await statements_waiting(rt.db.batcher(payments.CREATE_PAYOUTS), key, len(orders))
     return list(await asyncio.gather(*calls))
+
+
+async def accounts_of_one_lane(rt: Runtime, count: int, balance: str) -> list[Any]:
+    """`count` new accounts whose rows share a lane (`Database.lane`)."""
+    by_lane: dict[object, list[Any]] = {}
+    while True:
+        account = await make_account(rt, balance=balance)
+        lane = by_lane.setdefault(rt.db.lane(account.account_id), [])
+        lane.append(account)
+        if len(lane) == count:
+            return lane
 
 
 class TestCreateAndSettle:
@@ -272,23 +294,33 @@ class TestConcurrency:
         assert await balance(rt, account.account_id) == (9900, 100)
 
 
-class TestBatchedPerAccount:
-    """Cash-outs (and settlements) of one account that wait for its row go in one statement
-    (`core.db.batches`); each is still answered as if it had gone alone."""
+class TestBatchedPerLane:
+    """Cash-outs (and settlements) of the accounts of one lane that wait for it go in one
+    statement (`core.db.batches`), each account's together; each is still answered as if it
+    had gone alone."""
 
     async def test_waiting_cash_outs_are_held_refused_and_deduplicated_one_by_one(
         self, rt: Runtime, client: httpx.AsyncClient
     ) -> None:
-        account = await make_account(rt, balance="30.00")
-        bodies = [order(10), order(10, "twice"), order(10, "twice"), order(10), order(10)]
+        """Whatever order the requests reach the batch in: the 41.00 never fits the balance,
+        and whichever "twice" comes second finds the first's row."""
+        account = await make_account(rt, balance="40.00")
+        bodies = [
+            order(10),
+            order(10, "twice"),
+            order(10, "twice"),
+            order(10),
+            order(41),
+            order(10),
+        ]
         responses = await sent_together(rt, client, account, bodies)
-        assert sorted(r.status_code for r in responses) == [201, 201, 201, 400, 400]
+        assert sorted(r.status_code for r in responses) == [201, 201, 201, 201, 400, 400]
         assert sorted(r.json()["code"] for r in responses if r.status_code == 400) == [
             "PIX_DUPLICATE_EXTERNAL_ID",
             "PIX_INSUFFICIENT_BALANCE",
         ]
-        assert await balance(rt, account.account_id) == (0, 3000)
-        assert await count_transactions(rt, account.account_id) == 3
+        assert await balance(rt, account.account_id) == (0, 4000)
+        assert await count_transactions(rt, account.account_id) == 4
         await drain(rt)
         assert await balance(rt, account.account_id) == (0, 0)
 
@@ -322,7 +354,7 @@ class TestBatchedPerAccount:
         headers = await bearer(client, account)
         created = [await client.post(PATH, json=order(10), headers=headers) for _ in range(3)]
         ids = [(await stored(rt, r.json()["transactionId"]))["id"] for r in created]
-        key = ("account", account.account_id)
+        key = rt.db.lane(account.account_id)
         async with rt.db.queued(key):
             # the same payout twice in one statement: the second finds it settled
             calls = [asyncio.create_task(payouts.settle(rt, i)) for i in [*ids, ids[0]]]
@@ -343,6 +375,79 @@ class TestBatchedPerAccount:
                 )
                 == 3
             )
+
+    async def test_cash_outs_of_several_accounts_go_in_one_statement_each_answered_its_own(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        """The statement takes the accounts in ascending order, and each request still gets
+        its own answer: its own payout's, or, for one of `b`'s three, short of balance, the
+        refusal."""
+        a, b = await accounts_of_one_lane(rt, 2, balance="20.00")
+        orders = [(b, order(10)), (a, order(10)), (b, order(10)), (b, order(10)), (a, order(10))]
+        responses = await sent_in_one_lane(rt, client, orders)
+        refused = []
+        for (account, body), response in zip(orders, responses, strict=True):
+            if response.status_code == 400:
+                refused.append((account, response.json()["code"]))
+                continue
+            assert response.status_code == 201, response.text
+            row = await stored(rt, response.json()["transactionId"])
+            assert (row["account_id"], row["external_id"]) == (
+                account.account_id,
+                body["externalId"],
+            )
+        assert refused == [(b, "PIX_INSUFFICIENT_BALANCE")]
+        assert await balance(rt, a.account_id) == (0, 2000)
+        assert await balance(rt, b.account_id) == (0, 2000)
+        async with rt.db.connection() as conn:
+            # now() is the statement's transaction's start: one value, one statement
+            started = await conn.fetchval(
+                "SELECT count(DISTINCT created_at) FROM jobs WHERE args ->> 'transaction_id' IN"
+                " (SELECT id::text FROM transactions WHERE account_id = ANY($1))",
+                [a.account_id, b.account_id],
+            )
+        assert started == 1
+        await drain(rt)
+        assert await balance(rt, a.account_id) == (0, 0)
+        assert await balance(rt, b.account_id) == (0, 0)
+
+    async def test_settlements_of_several_accounts_go_in_one_statement(
+        self, rt: Runtime, client: httpx.AsyncClient
+    ) -> None:
+        a, b = await accounts_of_one_lane(rt, 2, balance="20.00")
+        ids = []
+        for account in (b, a, b):
+            headers = await bearer(client, account)
+            created = await client.post(PATH, json=order(5), headers=headers)
+            ids.append((await stored(rt, created.json()["transactionId"]))["id"])
+        key = rt.db.lane(a.account_id)
+        async with rt.db.queued(key):
+            calls = [asyncio.create_task(payouts.settle(rt, i)) for i in ids]
+            await statements_waiting(rt.db.batcher(payments.SETTLE_PAYOUTS), key, len(ids))
+        await asyncio.gather(*calls)
+        assert await balance(rt, a.account_id) == (1500, 0)
+        assert await balance(rt, b.account_id) == (1000, 0)
+        async with rt.db.connection() as conn:
+            events = await conn.fetchrow(
+                "SELECT count(*) AS events, count(DISTINCT created_at) AS statements"
+                " FROM events WHERE transaction_id = ANY($1)",
+                ids,
+            )
+        assert (events["events"], events["statements"]) == (3, 1)
+
+    async def test_the_statement_refuses_accounts_out_of_order(self, rt: Runtime) -> None:
+        """Ascending account order is what keeps two such statements from deadlocking."""
+        a, b = sorted([(await make_account(rt)).account_id for _ in range(2)])
+        async with rt.db.connection() as conn:
+            with pytest.raises(asyncpg.RaiseError, match="not sorted by account"):
+                await conn.fetch(
+                    "SELECT * FROM payouts_create($1, $2, $3, $4, $5, $6, $7, $8,"
+                    " $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
+                    [b, a],
+                    *([None, None] for _ in range(13)),
+                    [[1, 1, 1], [1, 1, 1]],
+                    *([None, None] for _ in range(6)),
+                )
 
 
 class TestSettlementErrors:

@@ -1,12 +1,13 @@
-"""Statements for one hot row (or one table) that arrive while one is in flight go together
-in the next.
+"""Statements for one hot row, a lane of them (or one table) that arrive while one is in
+flight go together in the next.
 
 Every cash-out and every settlement of an account locks the account's row until its COMMIT,
 so they run one at a time (`row_queue`), each paying a round trip, a function call, a
 commit and an fsync. Under load the requests for a busy account wait for the row anyway;
-here they wait in a list instead, and whoever gets the row next sends them all in one
-statement (`payouts_create()` / `settle_payouts()`, `sql/040_payouts.sql`). Nobody waits for a batch
-to fill: a lone request goes alone, as soon as the row is free.
+here they wait in a list instead, per lane of accounts (`Database.lane`), and whoever gets
+the lane next sends them all in one statement (`payouts_create()` /
+`settle_payouts()`, `sql/040_payouts.sql`). Nobody waits for a batch to fill: a lone request
+goes alone, as soon as the lane is free.
 
 The statement writes its elements together (one insert of all the rows, one move of the
 account's row), and when one of them is refused it goes again one element at a time, each in

@@ -160,8 +160,9 @@ _MAYBE_GONE = (asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError)
 class Database:
     """Owns the pool; `begin()` is the unit of work every service function opens once."""
 
-    def __init__(self, pool: Pool, listen_to: Listening | None = None) -> None:
+    def __init__(self, pool: Pool, listen_to: Listening | None = None, lanes: int = 2) -> None:
         self.pool = pool
+        self._lanes = lanes
         self._turns = asyncio.Semaphore(pool.get_max_size())
         """Callers take a pool connection in the order they asked for one. asyncpg's pool
         hands a released connection to the first waiter, but a caller that asks before that
@@ -184,6 +185,7 @@ class Database:
         connect_timeout: float = 5.0,
         behind_pooler: bool = False,
         direct_dsn: str | None = None,
+        lanes: int = 2,
     ) -> Database:
         """The pool; a connection it cannot make within `connect_timeout` raises TimeoutError
         (one of UNAVAILABLE), so no caller waits for an unreachable server longer than that.
@@ -193,7 +195,7 @@ class Database:
         transaction may be missing in the next: no statement is kept (asyncpg then prepares
         each one unnamed, in the same exchange as its execution). LISTEN needs a session of
         its own too: it goes to `direct_dsn`, PostgreSQL itself, or, without one, is not
-        used (the workers poll)."""
+        used (the workers poll). `lanes`: see `lane`."""
         pool = await asyncpg.create_pool(
             dsn,
             min_size=min_size,
@@ -210,7 +212,14 @@ class Database:
             listen_to: Listening = DirectListening(direct_dsn, connect_timeout)
         else:
             listen_to = NoListening() if behind_pooler else PoolListening()
-        return cls(pool, listen_to)
+        return cls(pool, listen_to, lanes)
+
+    def lane(self, row_id: int) -> tuple[str, int]:
+        """The queue (`queued`) and batch (`batcher`) of a statement that writes the hot row
+        `row_id` of the accounts table: its rows are spread over this many lanes by id, and
+        each lane has one statement in flight at a time, which takes all that waited for
+        its rows meanwhile, whatever their accounts (docs/performance.md, "Write lanes")."""
+        return ("lane", row_id % self._lanes)
 
     @asynccontextmanager
     async def begin(self) -> AsyncIterator[Connection]:

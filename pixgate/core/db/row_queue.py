@@ -4,9 +4,10 @@ When many transactions wait on one row lock (every cash-out of a busy account up
 balance row), each commit wakes all of them in PostgreSQL: they all retake the lock
 manager's partition lock and all but one go back to sleep. That costs the database a core
 at a few hundred waiters per second. A statement about to lock such a row (the cash-out's
-`payout_create()`, the settlement's `settle_payout()`) first takes the row's queue here, and
-keeps it until it has committed or failed, so waiting happens in asyncio, where it is free,
-and the database's lock has one waiter per process (`Database.queued`).
+`payout_create()`, the settlement's `settle_payout()`) first takes the queue of the row's
+lane (`Database.lane`: the accounts spread over a few lanes) here, and keeps it until it has
+committed or failed, so waiting happens in asyncio, where it is free, and the database's
+lock has at most one waiter per lane and process (`Database.queued`).
 
 Correctness never depends on it: the row lock and the guarded UPDATE still decide. A
 statement takes at most one queue, before its pool connection and any row lock, and no code

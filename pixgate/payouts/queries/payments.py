@@ -5,10 +5,10 @@ settled by the database functions of `sql/040_payouts.sql`: every payout is acce
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 import asyncpg
@@ -23,6 +23,9 @@ from pixgate.core.labels import TransactionStatus
 from pixgate.jobs.public import DELIVER_WEBHOOK, JobKind, SettlePayout, wake_workers
 from pixgate.ledger.public import Transaction
 from pixgate.payouts.rules import AcceptMode, Window
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 REFUSALS = {
     "PXT01": "terms",
@@ -136,15 +139,18 @@ async def settle_payout(
     """PENDING -> final once, its event, the hold posted or voided: the `settle_payout()`
     function, run by `settle_payouts()` in a transaction it may share.
 
-    Settlements of one account that arrive while its row is busy go in one statement
-    (`core.db.batches`), ahead of the account's new cash-outs (`row_queue`'s urgent work). The
-    final status; None when another run already finished it (nothing written)."""
-    return await db.batcher(SETTLE_PAYOUTS).submit(("account", account_id), settlement)
+    Settlements that arrive while their account's lane is busy (`Database.lane`) go in one
+    statement (`core.db.batches`), ahead of the lane's new cash-outs (`row_queue`'s urgent
+    work): each account's together, the accounts in ascending order. The final status; None
+    when another run already finished it (nothing written)."""
+    return await db.batcher(SETTLE_PAYOUTS).submit(db.lane(account_id), (account_id, settlement))
 
 
 async def _send_settlements(
-    conn: Connection, settlements: Sequence[Settlement]
+    conn: Connection, batch: Sequence[tuple[int, Settlement]]
 ) -> list[TransactionStatus | Exception | None]:
+    order = _by_account(batch, lambda item: item[0])
+    settlements = [batch[i][1] for i in order]
     rows = await conn.fetch(
         "SELECT * FROM settle_payouts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
         " ORDER BY ord",
@@ -163,14 +169,17 @@ async def _send_settlements(
     )
     if any(row["jobs"] for row in rows):
         wake_workers(conn)
-    return [
-        _failure(row)
-        if row["err_state"]
-        else TransactionStatus(row["status"])
-        if row["account_id"] is not None
-        else None
-        for row in rows
-    ]
+    return _unsorted(
+        order,
+        [
+            _failure(row)
+            if row["err_state"]
+            else TransactionStatus(row["status"])
+            if row["account_id"] is not None
+            else None
+            for row in rows
+        ],
+    )
 
 
 SETTLE_PAYOUTS = Statement(_send_settlements, urgent=True)
@@ -211,20 +220,36 @@ async def create_payout(db: Database, hold: Hold) -> Held | None:
     """The PENDING row, its settlement job, the hold and the limit check: the
     `payout_create()` function, run by `payouts_create()` in a transaction it may share.
 
-    Holds of one account that arrive while its row is busy go in one statement
-    (`core.db.batches`), each rolled back alone if refused. `hold.terms` is the account row the fee
-    and limits were computed from; if the locked row differs, the refusal's reason is
-    "terms". Raises PayoutRefused; None: the externalId was already used (nothing written).
-    """
-    return await db.batcher(CREATE_PAYOUTS).submit(("account", hold.account_id), hold)
+    Holds that arrive while their account's lane is busy (`Database.lane`) go in one
+    statement (`core.db.batches`): each account's together, the accounts in ascending order,
+    each payout rolled back alone if refused. `hold.terms` is the account row the fee and
+    limits were computed from; if the locked row differs, the refusal's reason is "terms".
+    Raises PayoutRefused; None: the externalId was already used (nothing written)."""
+    return await db.batcher(CREATE_PAYOUTS).submit(db.lane(hold.account_id), hold)
 
 
-async def _send_holds(conn: Connection, holds: Sequence[Hold]) -> list[Held | Exception | None]:
-    # one batch is one account's: payout_create() submits under the key of hold.account_id
+def _by_account(items: Sequence[T], account: Callable[[T], int]) -> list[int]:
+    """The order of `items` sorted by account, each account's in their order: a statement
+    for several accounts locks their rows in ascending order, as every such statement does,
+    so none waits for another in a cycle."""
+    return sorted(range(len(items)), key=lambda i: account(items[i]))
+
+
+def _unsorted(order: Sequence[int], results: Sequence[R]) -> list[R]:
+    """`results` of the items taken in `order` (`_by_account`), back in the items' order."""
+    out: list[R] = list(results)
+    for place, i in enumerate(order):
+        out[i] = results[place]
+    return out
+
+
+async def _send_holds(conn: Connection, batch: Sequence[Hold]) -> list[Held | Exception | None]:
+    order = _by_account(batch, lambda h: h.account_id)
+    holds = [batch[i] for i in order]
     rows = await conn.fetch(
-        "SELECT * FROM payouts_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
-        " $14, $15, $16, $17, $18, $19, $20, $21) ORDER BY ord",
-        holds[0].account_id,
+        "SELECT * FROM payouts_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
+        " $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) ORDER BY ord",
+        [h.account_id for h in holds],
         [h.kind for h in holds],
         [h.external_id for h in holds],
         [h.amount for h in holds],
@@ -249,7 +274,7 @@ async def _send_holds(conn: Connection, holds: Sequence[Hold]) -> list[Held | Ex
     accepted = [h.run_at for h, row in zip(holds, rows, strict=True) if row["id"] is not None]
     if accepted:
         wake_workers(conn, min(accepted))
-    return [_hold_outcome(row) for row in rows]
+    return _unsorted(order, [_hold_outcome(row) for row in rows])
 
 
 def _hold_outcome(row: asyncpg.Record) -> Held | Exception | None:

@@ -284,12 +284,15 @@ BEGIN
 END
 $$;
 
--- payout_create() for several payouts of one account, in order: a later one sees the
--- earlier ones' holds and limit usage, as if they had been sent one after the other. All at
--- once (payouts_create_together()), or, when that fails, one by one, each in a
--- subtransaction of its own, so that a refused payout is rolled back alone.
+-- payout_create() for several payouts, sorted by account (ascending, so that two such
+-- statements lock the accounts' rows in one order; payouts out of that order are refused),
+-- each account's in order: a later one sees the earlier ones' holds and limit usage, as if
+-- they had been sent one after the other. Each account's all at once
+-- (payouts_create_together()), or, when that fails, one by one, each in a subtransaction of
+-- its own, so that a refused payout is rolled back alone and no other account's is touched.
+-- ord is the payout's place in the arrays.
 CREATE FUNCTION payouts_create(
-    p_account_id bigint, p_kind text[], p_external_id text[], p_amount bigint[],
+    p_account_id bigint[], p_kind text[], p_external_id text[], p_amount bigint[],
     p_fee bigint[], p_pix_key text[], p_pix_key_type text[], p_description text[],
     p_details jsonb[], p_created_at timestamptz[], p_job_kind text[],
     p_run_at timestamptz[], p_max_attempts int[], p_fees jsonb[], p_limits bigint[],
@@ -299,45 +302,63 @@ CREATE FUNCTION payouts_create(
                  err_state text, err_message text, err_detail text)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
+DECLARE
+    n int := coalesce(array_length(p_account_id, 1), 0);
+    lo int := 1;
+    hi int;
 BEGIN
-    -- a PL/pgSQL function returns its rows once it has finished: none is returned here
-    -- unless all of them are; a lone payout gains nothing from going together
-    IF array_length(p_kind, 1) > 1 THEN
-        BEGIN
-            RETURN QUERY
-            SELECT t.ord, t.id, t.transaction_id, t.created_at, NULL::text, NULL::text,
-                   NULL::text
-            FROM payouts_create_together(
-                p_account_id, p_kind, p_external_id, p_amount, p_fee, p_pix_key,
-                p_pix_key_type, p_description, p_details, p_created_at, p_job_kind, p_run_at,
-                p_max_attempts, p_fees, p_limits, p_transaction_limit, p_daily_limit,
-                p_night_limit, p_day_start, p_night_start, p_instructions) AS t;
-            RETURN;
-        EXCEPTION WHEN OTHERS THEN
-            NULL;  -- rolled back whole: one by one below
-        END;
-    END IF;
-    -- p_limits is n x 3: each element's [transaction, daily, night] limits as priced
-    FOR i IN 1 .. coalesce(array_length(p_kind, 1), 0) LOOP
-        ord := i;
-        id := NULL; transaction_id := NULL; created_at := NULL;
-        err_state := NULL; err_message := NULL; err_detail := NULL;
-        BEGIN
-            SELECT h.id, h.transaction_id, h.created_at
-            INTO id, transaction_id, created_at
-            FROM payout_create(
-                p_account_id, p_kind[i], p_external_id[i], p_amount[i], p_fee[i],
-                p_pix_key[i], p_pix_key_type[i], p_description[i], p_details[i],
-                p_created_at[i], p_job_kind[i], p_run_at[i], p_max_attempts[i], p_fees[i],
-                ARRAY[p_limits[i][1], p_limits[i][2], p_limits[i][3]],
-                p_transaction_limit[i], p_daily_limit[i], p_night_limit[i],
-                p_day_start[i], p_night_start[i], p_instructions[i]) h;
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE,
-                                    err_message = MESSAGE_TEXT,
-                                    err_detail = PG_EXCEPTION_DETAIL;
-        END;
-        RETURN NEXT;
+    WHILE lo <= n LOOP
+        hi := lo;
+        WHILE hi < n AND p_account_id[hi + 1] = p_account_id[lo] LOOP
+            hi := hi + 1;
+        END LOOP;
+        IF hi < n AND p_account_id[hi + 1] < p_account_id[lo] THEN
+            RAISE EXCEPTION 'payouts not sorted by account';
+        END IF;
+        -- a PL/pgSQL function returns its rows once it has finished: none is returned here
+        -- unless all of the account's are; a lone payout gains nothing from going together
+        IF hi > lo THEN
+            BEGIN
+                RETURN QUERY
+                SELECT lo - 1 + t.ord, t.id, t.transaction_id, t.created_at, NULL::text,
+                       NULL::text, NULL::text
+                FROM payouts_create_together(
+                    p_account_id[lo], p_kind[lo:hi], p_external_id[lo:hi], p_amount[lo:hi],
+                    p_fee[lo:hi], p_pix_key[lo:hi], p_pix_key_type[lo:hi],
+                    p_description[lo:hi], p_details[lo:hi], p_created_at[lo:hi],
+                    p_job_kind[lo:hi], p_run_at[lo:hi], p_max_attempts[lo:hi],
+                    p_fees[lo:hi], p_limits[lo:hi][1:3], p_transaction_limit[lo:hi],
+                    p_daily_limit[lo:hi], p_night_limit[lo:hi], p_day_start[lo:hi],
+                    p_night_start[lo:hi], p_instructions[lo:hi]) AS t;
+                lo := hi + 1;
+                CONTINUE;
+            EXCEPTION WHEN OTHERS THEN
+                NULL;  -- rolled back whole: one by one below
+            END;
+        END IF;
+        -- p_limits is n x 3: each element's [transaction, daily, night] limits as priced
+        FOR i IN lo .. hi LOOP
+            ord := i;
+            id := NULL; transaction_id := NULL; created_at := NULL;
+            err_state := NULL; err_message := NULL; err_detail := NULL;
+            BEGIN
+                SELECT h.id, h.transaction_id, h.created_at
+                INTO id, transaction_id, created_at
+                FROM payout_create(
+                    p_account_id[i], p_kind[i], p_external_id[i], p_amount[i], p_fee[i],
+                    p_pix_key[i], p_pix_key_type[i], p_description[i], p_details[i],
+                    p_created_at[i], p_job_kind[i], p_run_at[i], p_max_attempts[i], p_fees[i],
+                    ARRAY[p_limits[i][1], p_limits[i][2], p_limits[i][3]],
+                    p_transaction_limit[i], p_daily_limit[i], p_night_limit[i],
+                    p_day_start[i], p_night_start[i], p_instructions[i]) h;
+            EXCEPTION WHEN OTHERS THEN
+                GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE,
+                                        err_message = MESSAGE_TEXT,
+                                        err_detail = PG_EXCEPTION_DETAIL;
+            END;
+            RETURN NEXT;
+        END LOOP;
+        lo := hi + 1;
     END LOOP;
 END
 $$;
