@@ -189,9 +189,12 @@ def percent_of(gross_cents: int, percent: Decimal) -> int:
     """
     if not percent.is_finite():
         raise InvalidAmount("the percentage must be finite")
-    share = _exact_share(gross_cents, percent)
-    half_up = math.floor(abs(share) + Fraction(1, 2))  # ties away from zero, like ROUND_HALF_UP
-    return half_up if share >= 0 else -half_up
+    # the exact share is n / d; in integers, as every fee of a payment is one (a Fraction
+    # costs twenty times as much)
+    numerator, denominator = percent.as_integer_ratio()
+    n, d = gross_cents * numerator, 100 * denominator
+    half_up = (2 * abs(n) + d) // (2 * d)  # ties away from zero, like ROUND_HALF_UP
+    return half_up if n >= 0 else -half_up
 
 
 def fee_for(amount_cents: int, fixed_cents: int, percent: Decimal) -> int:

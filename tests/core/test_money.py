@@ -245,6 +245,14 @@ class TestFees:
         # then round half-up to a cent; the exact share is just under half a cent.
         assert percent_of(1, Decimal("49.99999999999999999999999999999")) == 0
 
+    @given(st.integers(-(10**15), 10**15), st.decimals(allow_nan=False, allow_infinity=False))
+    def test_percent_of_is_the_exact_share_rounded_half_up(
+        self, amount: int, percent: Decimal
+    ) -> None:
+        exact = Fraction(amount) * Fraction(percent) / 100
+        rounded = math.floor(abs(exact) + Fraction(1, 2))
+        assert percent_of(amount, percent) == (rounded if exact >= 0 else -rounded)
+
     def test_fee_for(self) -> None:
         assert fee_for(10000, 50, Decimal("1.5")) == 200
         assert fee_for(1234, 0, Decimal("0.5")) == 6
