@@ -16,14 +16,17 @@ sums them all (prometheus_client's multiprocess mode, `shared_by`).
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from prometheus_client import REGISTRY, start_http_server
 from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.metrics import MetricWrapperBase
 from prometheus_client.metrics_core import Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
@@ -33,6 +36,17 @@ from pixgate.core.db.pool import Database
 NETWORK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 """Histogram buckets (seconds) of a call over the network: the settling bank's answer, a
 webhook POST, up to their timeouts."""
+
+
+Labelled = TypeVar("Labelled", bound=MetricWrapperBase)
+
+
+@functools.cache
+def labelled(metric: Labelled, *values: str) -> Labelled:
+    """`metric.labels(*values)`, found once: prometheus_client builds the key and takes a
+    lock on every call, a microsecond each time on the path of every request and job. The
+    label values of pixgate's metrics are few (routes, statuses, kinds, outcomes)."""
+    return metric.labels(*values)
 
 
 MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"

@@ -27,6 +27,7 @@ from prometheus_client import Counter, Histogram
 
 from pixgate.core.db.notify import Due, due_from_payload
 from pixgate.core.errors import DatabaseUnavailable
+from pixgate.core.metrics import labelled
 from pixgate.jobs import queue as job_rows
 from pixgate.jobs.queue import DELIVER_WEBHOOK
 from pixgate.jobs.registry import HANDLERS
@@ -112,7 +113,7 @@ async def _run_one(rt: Runtime, worker: str, row: job_rows.Job) -> bool:
                 conn, row.id, worker, delay_seconds=0, error=f"no handler for {kind}", final=True
             )
         bound.error("job.unknown_kind")
-        JOBS_RUN.labels("unknown", "failed").inc()
+        labelled(JOBS_RUN, "unknown", "failed").inc()
         return False
     started = time.perf_counter()
     try:
@@ -150,8 +151,8 @@ async def _run_one(rt: Runtime, worker: str, row: job_rows.Job) -> bool:
 def _ran(kind: str, started: float, *, final: bool | None = None) -> None:
     """Count one run of a job: `done` (final None), `retry` or `failed` (given up)."""
     outcome = "done" if final is None else "failed" if final else "retry"
-    JOBS_RUN.labels(kind, outcome).inc()
-    JOB_SECONDS.labels(kind).observe(time.perf_counter() - started)
+    labelled(JOBS_RUN, kind, outcome).inc()
+    labelled(JOB_SECONDS, kind).observe(time.perf_counter() - started)
 
 
 class Worker:

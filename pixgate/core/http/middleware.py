@@ -10,6 +10,8 @@ from prometheus_client import Counter, Histogram
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pixgate.core.metrics import labelled
+
 log = structlog.get_logger("pixgate.access")
 
 # A request at least this slow is logged at INFO even when it succeeded.
@@ -63,8 +65,8 @@ class RequestContext:
         finally:
             elapsed = time.perf_counter() - started
             route = route_template(scope)
-            REQUESTS.labels(scope["method"], route, str(status)).inc()
-            LATENCY.labels(scope["method"], route, f"{status // 100}xx").observe(elapsed)
+            labelled(REQUESTS, scope["method"], route, str(status)).inc()
+            labelled(LATENCY, scope["method"], route, f"{status // 100}xx").observe(elapsed)
             # Every request is counted in the metrics above; the log line, a JSON render and
             # a write(2) each, cost a fifth of a trivial route's throughput, so only failures
             # and slow requests are logged at INFO, the rest at DEBUG (docs/performance.md,

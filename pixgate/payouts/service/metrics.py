@@ -13,7 +13,7 @@ from enum import StrEnum
 
 from prometheus_client import Counter, Histogram
 
-from pixgate.core.metrics import NETWORK_BUCKETS
+from pixgate.core.metrics import NETWORK_BUCKETS, labelled
 
 
 class Outcome(StrEnum):
@@ -41,7 +41,7 @@ BANK_SECONDS = Histogram(
 
 
 def settled(kind: str, outcome: Outcome) -> None:
-    SETTLEMENTS.labels(kind, outcome).inc()
+    labelled(SETTLEMENTS, kind, outcome).inc()
 
 
 @contextmanager
@@ -54,4 +54,4 @@ def asking_the_bank(kind: str) -> Iterator[None]:
         settled(kind, Outcome.BANK_FAILED)
         raise
     finally:
-        BANK_SECONDS.labels(kind).observe(time.perf_counter() - started)
+        labelled(BANK_SECONDS, kind).observe(time.perf_counter() - started)

@@ -13,7 +13,7 @@ from enum import StrEnum
 
 from prometheus_client import Counter, Histogram
 
-from pixgate.core.metrics import NETWORK_BUCKETS
+from pixgate.core.metrics import NETWORK_BUCKETS, labelled
 from pixgate.webhooks.rules.webhooks import AttemptTrigger, DeliveryStatus
 from pixgate.webhooks.service.transport import Attempt
 
@@ -54,8 +54,8 @@ DELIVERY_SECONDS = Histogram(
 
 def attempted(attempt: Attempt, trigger: AttemptTrigger) -> None:
     outcome = _outcome(attempt)
-    ATTEMPTS.labels(trigger, outcome).inc()
-    ATTEMPT_SECONDS.labels(outcome).observe(attempt.duration_ms / 1000)
+    labelled(ATTEMPTS, trigger, outcome).inc()
+    labelled(ATTEMPT_SECONDS, outcome).observe(attempt.duration_ms / 1000)
 
 
 def _outcome(attempt: Attempt) -> AttemptOutcome:
@@ -72,6 +72,6 @@ def finished(status: DeliveryStatus, created_at: datetime, now: datetime) -> Non
     """A delivery's final move (a pending one, to be tried again, is not counted)."""
     if status is DeliveryStatus.PENDING:
         return
-    DELIVERIES.labels(status).inc()
+    labelled(DELIVERIES, status).inc()
     if status is DeliveryStatus.DELIVERED:
         DELIVERY_SECONDS.observe((now - created_at).total_seconds())
