@@ -44,7 +44,13 @@ LAYERS = ["rules", "queries", "service", "jobs", "schemas", "views", "routes", "
 """Inside a feature, lowest first; a layer is a module (`refunds/service.py`) or a folder of
 them (`payouts/service/cash_out.py`). `public` is the feature's face to the others."""
 RANK = {layer: rank for rank, layer in enumerate(LAYERS)}
-OTHER_NAMES = {"receiver": "rules", "retry": "rules", "queue": "queries", "bank": "service"}
+OTHER_NAMES = {
+    "receiver": "rules",
+    "retry": "rules",
+    "queue": "queries",
+    "bank": "service",
+    "metrics": "service",
+}
 """Feature modules named for what they hold rather than their layer."""
 
 PURE_CORE = frozenset(

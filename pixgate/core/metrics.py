@@ -4,7 +4,7 @@ scrape time.
 Counters and histograms live in prometheus_client's default registry, defined beside the
 code that moves them (requests in `core.http.middleware`, settlements in
 `payouts.service.metrics`, webhook attempts in `webhooks.service.metrics`, jobs in
-`jobs.worker`). A gauge whose value already exists somewhere (the pool's connections, the
+`jobs.metrics`). A gauge whose value already exists somewhere (the pool's connections, the
 jobs table) is not kept up to date on every change: it is read when Prometheus asks, so it
 costs nothing between scrapes. `/metrics` serves both (`pixgate.ops`); `pixgate worker
 --metrics-port` serves the same for a process without the API (`serve`).

@@ -23,11 +23,10 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 import structlog
-from prometheus_client import Counter, Histogram
 
 from pixgate.core.db.notify import Due, due_from_payload
 from pixgate.core.errors import DatabaseUnavailable
-from pixgate.core.metrics import labelled
+from pixgate.jobs import metrics as job_metrics
 from pixgate.jobs import queue as job_rows
 from pixgate.jobs.queue import DELIVER_WEBHOOK
 from pixgate.jobs.registry import HANDLERS
@@ -57,19 +56,6 @@ VACUUM_EVERY = 1000
 WEBHOOK_SHARE = 0.75
 """Of a worker's job slots, the share webhook deliveries may hold at once."""
 PRUNE_CHUNK = 10 * VACUUM_EVERY
-
-JOBS_RUN = Counter(
-    "pixgate_jobs_run_total",
-    "Jobs this process's workers ran, by kind and outcome: done, retry (raised, due again "
-    "later) or failed (given up after its attempts)",
-    ["kind", "outcome"],
-)
-JOB_SECONDS = Histogram(
-    "pixgate_job_duration_seconds",
-    "How long a job's handler ran, by kind",
-    ["kind"],
-    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
-)
 
 
 def backoff(attempt: int) -> float:
@@ -113,13 +99,13 @@ async def _run_one(rt: Runtime, worker: str, row: job_rows.Job) -> bool:
                 conn, row.id, worker, delay_seconds=0, error=f"no handler for {kind}", final=True
             )
         bound.error("job.unknown_kind")
-        labelled(JOBS_RUN, "unknown", "failed").inc()
+        job_metrics.ran("unknown", None, final=True)
         return False
     started = time.perf_counter()
     try:
         await HANDLERS[kind].run(rt, args)
     except Retry as retry:
-        _ran(kind, started, final=attempts >= row.max_attempts)
+        job_metrics.ran(kind, started, final=attempts >= row.max_attempts)
         async with rt.db.connection() as conn:
             await job_rows.reschedule(
                 conn,
@@ -132,7 +118,7 @@ async def _run_one(rt: Runtime, worker: str, row: job_rows.Job) -> bool:
         return False
     except Exception as exc:
         final = attempts >= row.max_attempts
-        _ran(kind, started, final=final)
+        job_metrics.ran(kind, started, final=final)
         bound.exception("job.failed", final=final)
         async with rt.db.connection() as conn:
             await job_rows.reschedule(
@@ -144,15 +130,8 @@ async def _run_one(rt: Runtime, worker: str, row: job_rows.Job) -> bool:
                 final=final,
             )
         return False
-    _ran(kind, started)
+    job_metrics.ran(kind, started)
     return True
-
-
-def _ran(kind: str, started: float, *, final: bool | None = None) -> None:
-    """Count one run of a job: `done` (final None), `retry` or `failed` (given up)."""
-    outcome = "done" if final is None else "failed" if final else "retry"
-    labelled(JOBS_RUN, kind, outcome).inc()
-    labelled(JOB_SECONDS, kind).observe(time.perf_counter() - started)
 
 
 class Worker:
