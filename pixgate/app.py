@@ -9,11 +9,10 @@ from contextlib import asynccontextmanager
 from importlib.resources import files
 
 import structlog
-from fastapi import Depends, FastAPI
+from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from pixgate import openapi
-from pixgate.accounts.routes.deps import screen_request
 from pixgate.accounts.service import auth
 from pixgate.core.http import errors
 from pixgate.core.http.head import AnswerHead
@@ -79,7 +78,6 @@ def create_app(
         default_response_class=JSONResponse,
         docs_url=None,
         redoc_url=None,
-        dependencies=[Depends(screen_request)],
         # Per-request OpenTelemetry probing costs throughput; pixgate exports Prometheus.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )

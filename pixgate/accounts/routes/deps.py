@@ -1,4 +1,4 @@
-"""Dependencies every router shares: the runtime, the calling account, JSON bodies.
+"""Dependencies every router shares: the runtime, the calling account, sandbox instructions.
 
 All are `async def`: FastAPI runs plain `def` dependencies in a thread pool, a thread
 hand-off per dependency on every request (docs/performance.md, "Asynchronous dependencies,
@@ -7,20 +7,14 @@ no telemetry probe").
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
-from fastapi.dependencies.models import Dependant
 from pydantic import WithJsonSchema
 
 from pixgate.accounts.rules.scopes import Scope
 from pixgate.accounts.service import auth
-from pixgate.core.errors import Forbidden, NotFound, UnsupportedMediaType, ValidationFailed
-from pixgate.core.http import json_body
-from pixgate.core.http.json_body import NUL_REASON
-from pixgate.core.http.middleware import BodyTooLarge
-from pixgate.core.http.routing import ExactJsonRequest
+from pixgate.core.errors import Forbidden, NotFound, ValidationFailed
 from pixgate.provider.base import Instructions
 from pixgate.runtime import Runtime
 from pixgate.sandbox.public import rules as scenarios
@@ -116,91 +110,3 @@ async def sandbox_only(rt: RuntimeDep) -> None:
     """Sandbox routes do not exist outside sandbox mode."""
     if not rt.settings.sandbox:
         raise NotFound("Not Found")
-
-
-_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
-
-
-async def screen_request(request: Request) -> None:
-    """Every route's first dependency: input no route can use is refused before any other work.
-
-    PostgreSQL's text and JSON types cannot hold U+0000, so a NUL in a path or query
-    parameter, a header the route reads or a JSON string would fail deep inside a statement
-    (a 500) if it got that far. Refused here, for every route at once, with a 400 in the
-    route's family naming the field. Then a body in another format is a clear 415, not a
-    confusing field error.
-
-    Cheap on purpose, every request pays it (GET /accounts/balances: two substring searches
-    of short strings and an attribute lookup): the headers searched are only those the
-    route declares (uvicorn itself refuses a NUL byte in any header field), and a JSON body,
-    already parsed, is walked once by `json_body.first_problem`, which also bounds its shape.
-    """
-    scope = request.scope
-    if "\x00" in scope["path"]:
-        raise ValidationFailed([f"{_nul_path_param(request)}: {NUL_REASON}"])
-    query = scope["query_string"]
-    if b"%00" in query or b"\x00" in query:
-        raise ValidationFailed([f"{_nul_query_param(request)}: {NUL_REASON}"])
-    route = scope.get("route")
-    declared = getattr(route, "_pixgate_headers", None)
-    if declared is None:
-        declared = _declared_headers(route)
-    if declared:
-        for name, value in scope["headers"]:
-            if name in declared and b"\x00" in value:
-                raise ValidationFailed([f"{name.decode('latin-1')}: {NUL_REASON}"])
-    if scope["method"] not in _BODY_METHODS:
-        return
-    form_limit = getattr(route, "form_body_bytes", None)
-    if form_limit is not None:
-        if len(await request.body()) > form_limit:
-            raise BodyTooLarge(form_limit)
-        return  # a form is read by its route (the token route's after the certificate)
-    _require_json(request)
-    if isinstance(request, ExactJsonRequest) and request.has_json:
-        problem = json_body.first_problem(await request.json())
-        if problem is not None:
-            raise ValidationFailed([problem])
-
-
-def _declared_headers(route: Any) -> frozenset[bytes]:
-    """The header parameters of a route's dependencies (lower-case, as ASGI has them),
-    found on the route's first request and kept on it."""
-    if route is None:
-        return frozenset()
-    found = frozenset(_header_names(route.dependant))
-    route._pixgate_headers = found
-    return found
-
-
-def _header_names(dependant: Dependant) -> Iterator[bytes]:
-    for field in dependant.header_params:
-        yield field.alias.lower().encode("latin-1")
-    for sub in dependant.dependencies:
-        yield from _header_names(sub)
-
-
-def _nul_path_param(request: Request) -> str:
-    return next((k for k, v in request.path_params.items() if "\x00" in str(v)), "path")
-
-
-def _nul_query_param(request: Request) -> str:
-    return next(
-        (
-            k.replace("\x00", "\\u0000")
-            for k, v in request.query_params.multi_items()
-            if "\x00" in k or "\x00" in v
-        ),
-        "query",
-    )
-
-
-def _require_json(request: Request) -> None:
-    """A body in another format is a clear 415, not a confusing field error."""
-    content_type = request.headers.get("content-type", "")
-    has_body = request.headers.get("content-length", "0") != "0" or "transfer-encoding" in (
-        request.headers
-    )
-    media = content_type.split(";", 1)[0].strip().lower()
-    if has_body and media and media != "application/json" and not media.endswith("+json"):
-        raise UnsupportedMediaType(f"Content-Type {media} is not supported; use application/json")

@@ -1,9 +1,11 @@
-"""`PixgateRoute`: the route class of every operation, so every JSON body is read one way.
+"""`PixgateRoute`: the route class of every operation, so every request is screened and every
+JSON body read one way.
 
 FastAPI parses a JSON body with `Request.json()` before any dependency runs; a route class is
-the documented place to change how ("Custom Request and APIRoute class"). Every router names
-this class or one of its subclasses (the error families in `pixgate.core.http.errors`);
-`tests/app/test_json_bodies.py` checks that no route of the app is left out.
+the documented place to change how ("Custom Request and APIRoute class"), and to refuse what
+no route can use before that (`screen.Screen`). Every router names this class or one of its
+subclasses (the error families in `pixgate.core.http.errors`); `tests/app/test_json_bodies.py`
+checks that no route of the app is left out.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
 from pixgate.core.http import json_body
+from pixgate.core.http.screen import Screen
 
 
 class ExactJsonRequest(Request):
@@ -40,9 +43,12 @@ class PixgateRoute(APIRoute):
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
+        screen = Screen.of(self.dependant, self.body_field, self.form_body_bytes)
 
         async def exact(request: Request) -> Response:
-            return await handler(ExactJsonRequest(request.scope, request.receive))
+            exact_request = ExactJsonRequest(request.scope, request.receive)
+            await screen.check(exact_request)
+            return await handler(exact_request)
 
         return exact
 

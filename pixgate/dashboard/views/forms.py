@@ -11,9 +11,9 @@ POST route of the app that takes neither dependency):
   nonce cookie the form was served with (double submit). A mismatch shows the form again
   with a fresh nonce (`render.SignInExpired`), 403.
 
-The body's size was bounded before either runs: `screen_request`, the app's first
-dependency, refuses a form larger than the route's `form_body_bytes` (413) before anything
-decodes it.
+The body's size was bounded before either runs: the screen of every route
+(`core.http.screen`) refuses a form larger than the route's `form_body_bytes` (413) before
+anything decodes it.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from starlette.routing import Mount, Route
 
-from pixgate.accounts.routes.deps import ScopeCheck, sandbox_only, screen_request
+from pixgate.accounts.routes.deps import ScopeCheck, sandbox_only
 from pixgate.core.http.routing import dependency_calls
 from pixgate.routers import API_PIX_ROUTERS, ROUTERS
 
@@ -38,13 +38,14 @@ def test_every_route_of_every_router_is_on_the_app_once(app: FastAPI) -> None:
     assert served == declared
 
 
-def test_the_apps_dependency_runs_first_then_the_routers(app: FastAPI) -> None:
-    """`screen_request` (the app's), then `sandbox_only` (the sandbox router's)."""
+def test_the_routers_dependency_runs_first(app: FastAPI) -> None:
+    """`sandbox_only` (the sandbox router's) before the route's own; the screen is no
+    dependency, it runs in the route class before any."""
     sandbox = next(
         r for r in app.router.routes if isinstance(r, APIRoute) and r.path == "/sandbox/dict/keys"
     )
     calls = [d.call for d in sandbox.dependant.dependencies]
-    assert calls[:2] == [screen_request, sandbox_only]
+    assert calls[0] is sandbox_only
 
 
 async def test_a_route_at_the_end_of_the_list_answers(client: httpx.AsyncClient) -> None:
