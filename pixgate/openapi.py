@@ -13,8 +13,8 @@ same facts the request pipeline uses, never per endpoint:
   scope (`deps.granted`, the scope named), 404 where an API Pix path names an object, 413
   and 415 where a body is read, 404 on sandbox routes (absent outside sandbox mode), 500
   where the provider can be unreachable (the operations that take `X-Sandbox-Scenario`),
-  503 with `Retry-After` where the database is used (the operations that take the runtime,
-  but the published keys, kept in memory); a route that declares a 503 of its own lists
+  503 with `Retry-After` where the database is used (the operations that take the runtime
+  or a caller, but the published keys, kept in memory); a route that declares a 503 of its own lists
   every code of it;
 - FastAPI's default 422 `HTTPValidationError` is dropped: validation answers 400 here (a 422
   stays only where a route declares a real one);
@@ -135,9 +135,10 @@ def _amend_operation(route: routing.RouteContext, operation: dict[str, Any]) -> 
         wanted.append("404")
     if family is Family.API_PIX and "{" in (route.path_format or ""):
         responses.setdefault("404", {"description": _NOT_FOUND})
-    if deps.sandbox_scenario in calls:
+    if any(deps.takes_scenario(call) for call in calls):
         wanted.append("500")
-    if deps.get_runtime in calls and route.path_format not in _NO_DATABASE:
+    uses_database = deps.get_runtime in calls or any(deps.authenticates(c) for c in calls)
+    if uses_database and route.path_format not in _NO_DATABASE:
         wanted.append("503")
     if route.body_field is not None or "requestBody" in operation:
         wanted.append("413")

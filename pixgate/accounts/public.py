@@ -9,12 +9,7 @@ from pixgate.accounts.queries.keys import find_owner as find_key_owner
 from pixgate.accounts.queries.keys import of_account as keys_of
 from pixgate.accounts.queries.keys import owner_locked as lock_key_owner
 from pixgate.accounts.queries.keys import owner_of as key_owner
-from pixgate.accounts.routes.deps import (
-    ProviderInstructions,
-    RuntimeDep,
-    granted,
-    sandbox_only,
-)
+from pixgate.accounts.routes.deps import Caller, RuntimeDep, granted, sandbox_only
 from pixgate.accounts.rules.scopes import Scope
 from pixgate.accounts.service import accounts as accounts_service
 from pixgate.accounts.service import auth, balances, fees
@@ -22,7 +17,7 @@ from pixgate.accounts.service import auth, balances, fees
 __all__ = [
     "Account",
     "AccountKey",
-    "ProviderInstructions",
+    "Caller",
     "RuntimeDep",
     "Scope",
     "Terms",

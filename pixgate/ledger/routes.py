@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
-from pixgate.accounts.public import RuntimeDep, Scope, auth, granted
+from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Day, Page, PageSize
 from pixgate.core.http.responses import JSONResponse, exact, show_read
@@ -26,8 +26,7 @@ Operation = Literal["PAYMENT", "WITHDRAW", "REFUND_IN", "REFUND_OUT"]
 
 @router.get("/api/transactions", response_model=TransactionPage, summary="Account statement")
 async def list_transactions(
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.PIX_READ)],
+    caller: Annotated[Caller, granted(Scope.PIX_READ)],
     page: Page = 1,
     size: PageSize = 20,
     status: Status | None = None,
@@ -38,8 +37,8 @@ async def list_transactions(
     endToEndId: str | None = None,
 ) -> JSONResponse:
     result = await transactions.statement(
-        rt,
-        who.account_id,
+        caller.rt,
+        caller.account_id,
         transactions.ListQuery(
             page, size, status, type, startDate, endDate, externalId, endToEndId
         ),
@@ -53,8 +52,7 @@ async def list_transactions(
     summary="Transactions of one PIX key",
 )
 async def list_by_pix_key(
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.PIX_READ)],
+    caller: Annotated[Caller, granted(Scope.PIX_READ)],
     pixKey: str,
     page: Page = 1,
     size: Annotated[int, Query(ge=1, le=1000, description="items per page, at most 1000")] = 20,
@@ -64,8 +62,8 @@ async def list_by_pix_key(
     endDate: Day = None,
 ) -> JSONResponse:
     result = await transactions.by_pix_key(
-        rt,
-        who.account_id,
+        caller.rt,
+        caller.account_id,
         pixKey,
         transactions.ListQuery(page, size, status, type, startDate, endDate),
     )

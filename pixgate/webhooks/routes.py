@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, FastAPI, Path, Query, Request, Response
 from fastapi.openapi.models import Example
 
-from pixgate.accounts.public import RuntimeDep, Scope, auth, granted
+from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core.http import rate_limit
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Page, PageSize
@@ -54,15 +54,14 @@ EventTypeParam = Literal[
     responses={400: {"model": ApiError}, 404: {"model": ApiError}},
 )
 async def add_webhook(
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.WEBHOOK_WRITE)],
+    caller: Annotated[Caller, granted(Scope.WEBHOOK_WRITE)],
     body: schemas.WebhookCreate,
 ) -> schemas.WebhookCreated:
-    if not rt.settings.webhook_api_enabled:
+    if not caller.rt.settings.webhook_api_enabled:
         return schemas.WebhookCreated(success=False, message=DISABLED_MESSAGE)
     added = await webhooks.add(
-        rt,
-        who.account_id,
+        caller.rt,
+        caller.account_id,
         event_type=body.eventType,
         url=body.url,
         headers=[(h.key, h.value) for h in body.headers],
@@ -82,19 +81,19 @@ async def add_webhook(
     responses={404: {"model": ApiError}},
 )
 async def list_webhooks(
-    rt: RuntimeDep, who: Annotated[auth.Principal, granted(Scope.WEBHOOK_READ)]
+    caller: Annotated[Caller, granted(Scope.WEBHOOK_READ)],
 ) -> schemas.WebhookList:
-    if not rt.settings.webhook_api_enabled:
+    if not caller.rt.settings.webhook_api_enabled:
         return schemas.WebhookList(
-            account_id=who.account_id,
+            account_id=caller.account_id,
             webhooks=[],
             total=0,
             enabled=False,
             message=DISABLED_MESSAGE,
         )
-    found = await webhooks.list_endpoints(rt, who.account_id)
+    found = await webhooks.list_endpoints(caller.rt, caller.account_id)
     return schemas.WebhookList(
-        account_id=who.account_id,
+        account_id=caller.account_id,
         webhooks=[
             schemas.WebhookItem(
                 id=e.id,
@@ -124,16 +123,15 @@ async def list_webhooks(
 )
 async def resend_webhook(
     request: Request,
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.WEBHOOK_WRITE)],
+    caller: Annotated[Caller, granted(Scope.WEBHOOK_WRITE)],
     transaction_identifier: Annotated[
         str, Path(alias="transactionIdentifier", min_length=1, max_length=64)
     ],
     body: Annotated[schemas.ResendRequest | None, Body()] = None,
 ) -> schemas.ResendResponse:
-    await rate_limit.enforce(request, rt, RESEND_RATE, "resend-webhook", who.account_id)
+    await rate_limit.enforce(request, caller.rt, RESEND_RATE, "resend-webhook", caller.account_id)
     result = await webhooks.resend(
-        rt, who.account_id, transaction_identifier, body.url if body else None
+        caller.rt, caller.account_id, transaction_identifier, body.url if body else None
     )
     return schemas.ResendResponse(
         message=result.message,
@@ -154,8 +152,7 @@ async def resend_webhook(
 )
 async def list_events(
     response: Response,
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.WEBHOOK_READ)],
+    caller: Annotated[Caller, granted(Scope.WEBHOOK_READ)],
     type: Annotated[EventTypeParam | None, Query()] = None,
     delivery_state: Annotated[
         Literal["delivered", "pending", "failed", "none"] | None,
@@ -167,8 +164,8 @@ async def list_events(
     size: PageSize = 20,
 ) -> schemas.EventList:
     found = await webhooks.list_events(
-        rt,
-        who.account_id,
+        caller.rt,
+        caller.account_id,
         event_type=type,
         delivery_state=delivery_state,
         start=start_date,

@@ -14,7 +14,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.routing import APIRoute, iter_route_contexts
 
-from pixgate.accounts.routes.deps import sandbox_scenario
+from pixgate.accounts.routes.deps import takes_scenario
 from pixgate.charges.service.locations import location_url
 from pixgate.core.http.routing import dependency_calls
 from pixgate.core.pix import brcode
@@ -134,7 +134,7 @@ def scenario_routes(app: FastAPI) -> set[tuple[str, str]]:
         (method, route.path_format)
         for route in iter_route_contexts(app.routes)
         if isinstance(route.original_route, APIRoute)
-        and sandbox_scenario in set(dependency_calls(route.dependant))
+        and any(takes_scenario(call) for call in dependency_calls(route.dependant))
         for method in route.methods or ()
     }
 

@@ -6,10 +6,10 @@ from typing import Annotated
 
 from fastapi import APIRouter
 
-from pixgate.accounts.routes.deps import RuntimeDep, granted
+from pixgate.accounts.routes.deps import Caller, granted
 from pixgate.accounts.rules.scopes import Scope
 from pixgate.accounts.schemas.balances import AccountBalances, StandardBalance
-from pixgate.accounts.service import auth, balances
+from pixgate.accounts.service import balances
 from pixgate.core.http.error_schemas import SimpleError
 from pixgate.core.http.errors import CentralBankRoute
 from pixgate.core.http.responses import JSONResponse
@@ -20,14 +20,10 @@ router = APIRouter(
 
 
 @router.get("/accounts/balances", response_model=AccountBalances, summary="Account balance")
-async def account_balances(
-    rt: RuntimeDep, who: Annotated[auth.Principal, granted(Scope.PIX_READ)]
-) -> JSONResponse:
-    return AccountBalances.answer(await balances.get(rt, who.account_id))
+async def account_balances(caller: Annotated[Caller, granted(Scope.PIX_READ)]) -> JSONResponse:
+    return AccountBalances.answer(await balances.get(caller.rt, caller.account_id))
 
 
 @router.get("/api/balance", response_model=StandardBalance, summary="Balance, standard shape")
-async def standard_balance(
-    rt: RuntimeDep, who: Annotated[auth.Principal, granted(Scope.PIX_READ)]
-) -> JSONResponse:
-    return StandardBalance.answer(await balances.get(rt, who.account_id))
+async def standard_balance(caller: Annotated[Caller, granted(Scope.PIX_READ)]) -> JSONResponse:
+    return StandardBalance.answer(await balances.get(caller.rt, caller.account_id))

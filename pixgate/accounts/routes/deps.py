@@ -7,6 +7,7 @@ no telemetry probe").
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
@@ -15,7 +16,7 @@ from pydantic import WithJsonSchema
 from pixgate.accounts.rules.scopes import Scope
 from pixgate.accounts.service import auth
 from pixgate.core.errors import Forbidden, NotFound, ValidationFailed
-from pixgate.provider.base import Instructions
+from pixgate.provider.base import NO_INSTRUCTIONS, Instructions
 from pixgate.runtime import Runtime
 from pixgate.sandbox.public import rules as scenarios
 
@@ -32,45 +33,50 @@ async def get_runtime(request: Request) -> Runtime:
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 
 
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """An authenticated request as its operation sees it: who calls, the runtime serving the
+    request, and the provider instructions of an operation that takes `X-Sandbox-Scenario`.
+
+    One dependency (`granted`) gives all three: each dependency costs FastAPI a resolution
+    pass on every request, about 3 % of a cash-out's instructions (docs/performance.md, "One
+    dependency per authenticated operation").
+    """
+
+    rt: Runtime
+    principal: auth.Principal
+    instructions: Instructions = NO_INSTRUCTIONS
+
+    @property
+    def account_id(self) -> int:
+        """The account every query of the request is scoped to."""
+        return self.principal.account_id
+
+
 class ScopeCheck:
     """The dependency of an operation that needs one scope: the caller, if its token holds it.
 
     Every authenticated operation takes one (`granted`): one instance per scope, so FastAPI's
     per-request cache and the OpenAPI pass (`pixgate.openapi`, which declares the 401 and the
     403) see the same object; the check is one lookup in the token's frozenset, on the hot
-    path of every authenticated request. It authenticates the caller itself, with the runtime
-    taken from the request rather than from `RuntimeDep`: each level of dependencies costs
-    FastAPI a resolution pass on every request (docs/performance.md, "Dependencies one level
-    deep").
+    path of every authenticated request. It takes the runtime from the request and gives it
+    with the caller, rather than depending on `RuntimeDep`.
     """
 
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self._refusal = f"the access token lacks the scope {scope}"
 
-    async def __call__(self, request: Request) -> auth.Principal:
+    async def __call__(self, request: Request) -> Caller:
+        return self._caller(request)
+
+    def _caller(self, request: Request) -> Caller:
         headers = request.headers
-        who = auth.authenticate(
-            _runtime(request), headers.get("authorization"), headers.get("x-ssl-client-cert")
-        )
+        rt = _runtime(request)
+        who = auth.authenticate(rt, headers.get("authorization"), headers.get("x-ssl-client-cert"))
         if self.scope in who.scopes:
-            return who
+            return Caller(rt, who)
         raise Forbidden(self._refusal)
-
-
-def authenticates(call: object) -> bool:
-    """Whether a dependency authenticates the caller (for the OpenAPI pass and the tests)."""
-    return isinstance(call, ScopeCheck)
-
-
-_CHECKS = {scope: ScopeCheck(scope) for scope in Scope}
-
-
-def granted(scope: Scope) -> Any:
-    """The caller of an operation that needs `scope`:
-    `who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)]`; 403 in the route's family
-    when the token lacks it (a token narrowed by the `scope` of its request)."""
-    return Depends(_CHECKS[scope])
 
 
 SCENARIO_SCHEMA: dict[str, Any] = {
@@ -93,20 +99,43 @@ ScenarioHeader = Annotated[
 ]
 
 
-async def sandbox_scenario(
-    request: Request, x_sandbox_scenario: ScenarioHeader = None
-) -> Instructions:
-    """The canonical `X-Sandbox-Scenario`, as the request's provider instructions (only the
-    provider reads them); refused outside sandbox mode."""
-    if x_sandbox_scenario is not None and not _runtime(request).settings.sandbox:
-        raise ValidationFailed(["X-Sandbox-Scenario is only accepted in sandbox mode"])
-    return Instructions(scenarios.parse(x_sandbox_scenario))
+class ScenarioScopeCheck(ScopeCheck):
+    """`ScopeCheck` for an operation the sandbox can be told how to settle: the caller with
+    the canonical `X-Sandbox-Scenario` as its provider instructions (only the provider reads
+    them), refused outside sandbox mode, once the caller is authenticated."""
+
+    async def __call__(self, request: Request, x_sandbox_scenario: ScenarioHeader = None) -> Caller:
+        caller = self._caller(request)
+        if x_sandbox_scenario is None:
+            return caller
+        if not caller.rt.settings.sandbox:
+            raise ValidationFailed(["X-Sandbox-Scenario is only accepted in sandbox mode"])
+        return replace(caller, instructions=Instructions(scenarios.parse(x_sandbox_scenario)))
 
 
-ProviderInstructions = Annotated[Instructions, Depends(sandbox_scenario)]
+def authenticates(call: object) -> bool:
+    """Whether a dependency authenticates the caller (for the OpenAPI pass and the tests)."""
+    return isinstance(call, ScopeCheck)
 
 
-async def sandbox_only(rt: RuntimeDep) -> None:
+def takes_scenario(call: object) -> bool:
+    """Whether a dependency reads `X-Sandbox-Scenario` (for the OpenAPI pass and the tests)."""
+    return isinstance(call, ScenarioScopeCheck)
+
+
+_CHECKS = {scope: ScopeCheck(scope) for scope in Scope}
+_SCENARIO_CHECKS = {scope: ScenarioScopeCheck(scope) for scope in Scope}
+
+
+def granted(scope: Scope, *, scenario: bool = False) -> Any:
+    """The caller of an operation that needs `scope`:
+    `caller: Annotated[Caller, granted(Scope.PIX_WRITE)]`; 403 in the route's family when the
+    token lacks it (a token narrowed by the `scope` of its request). `scenario`: the operation
+    takes `X-Sandbox-Scenario` (`Caller.instructions`)."""
+    return Depends((_SCENARIO_CHECKS if scenario else _CHECKS)[scope])
+
+
+async def sandbox_only(request: Request) -> None:
     """Sandbox routes do not exist outside sandbox mode."""
-    if not rt.settings.sandbox:
+    if not _runtime(request).settings.sandbox:
         raise NotFound("Not Found")

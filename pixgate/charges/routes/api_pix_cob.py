@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 
-from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
+from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.charges.routes.api_pix_lists import Pages, TimeWindow, window_echo
 from pixgate.charges.schemas.api_pix_cob import (
     CobAnswer,
@@ -32,8 +32,9 @@ query_router = APIRouter(
     route_class=api_pix_route(problems.COB_CONSULTA_INVALIDA, "cob"), tags=["API Pix: cob"]
 )
 Txid = Annotated[str, Path(pattern=r"^[a-zA-Z0-9]{26,35}$")]
-Writer = Annotated[auth.Principal, granted(Scope.COB_WRITE)]
-Reader = Annotated[auth.Principal, granted(Scope.COB_READ)]
+Writer = Annotated[Caller, granted(Scope.COB_WRITE)]
+ScenarioWriter = Annotated[Caller, granted(Scope.COB_WRITE, scenario=True)]
+Reader = Annotated[Caller, granted(Scope.COB_READ)]
 CobStatus = Literal["ATIVA", "CONCLUIDA", "REMOVIDA_PELO_USUARIO_RECEBEDOR", "REMOVIDA_PELO_PSP"]
 
 
@@ -55,14 +56,17 @@ def _where(settings: Settings, found: Cob) -> str | None:
 async def create_cob(
     txid: Txid,
     body: CobSolicitada,
-    rt: RuntimeDep,
-    who: Writer,
-    instructions: ProviderInstructions,
+    caller: ScenarioWriter,
 ) -> CobAnswer:
     created = await cob.create(
-        rt, who.account_id, txid, body.as_input(), instructions=instructions, own_key=True
+        caller.rt,
+        caller.account_id,
+        txid,
+        body.as_input(),
+        instructions=caller.instructions,
+        own_key=True,
     )
-    return answer(rt.settings, created)
+    return answer(caller.rt.settings, created)
 
 
 @router.post(
@@ -72,13 +76,15 @@ async def create_cob(
     summary="Criar cobrança imediata, com o txid definido pelo PSP.",
     response_model_exclude_none=True,
 )
-async def create_cob_with_our_txid(
-    body: CobSolicitada, rt: RuntimeDep, who: Writer, instructions: ProviderInstructions
-) -> CobAnswer:
+async def create_cob_with_our_txid(body: CobSolicitada, caller: ScenarioWriter) -> CobAnswer:
     created = await cob.create_with_txid_of_ours(
-        rt, who.account_id, body.as_input(), instructions=instructions, own_key=True
+        caller.rt,
+        caller.account_id,
+        body.as_input(),
+        instructions=caller.instructions,
+        own_key=True,
     )
-    return answer(rt.settings, created)
+    return answer(caller.rt.settings, created)
 
 
 @router.patch(
@@ -87,16 +93,16 @@ async def create_cob_with_our_txid(
     response_model_exclude_none=True,
     summary="Revisar cobrança imediata.",
 )
-async def revise_cob(txid: Txid, body: CobRevisada, rt: RuntimeDep, who: Writer) -> CobAnswer:
+async def revise_cob(txid: Txid, body: CobRevisada, caller: Writer) -> CobAnswer:
     revised = await cob.revise(
-        rt,
-        who.account_id,
+        caller.rt,
+        caller.account_id,
         txid,
         body.as_input(),
         cancel=body.status is not None,
         own_key=True,
     )
-    return answer(rt.settings, revised)
+    return answer(caller.rt.settings, revised)
 
 
 @query_router.get(
@@ -107,11 +113,10 @@ async def revise_cob(txid: Txid, body: CobRevisada, rt: RuntimeDep, who: Writer)
 )
 async def read_cob(
     txid: str,
-    rt: RuntimeDep,
-    who: Reader,
+    caller: Reader,
     revisao: Annotated[int | None, Query(ge=0, le=2_147_483_647)] = None,
 ) -> CobAnswer:
-    return answer(rt.settings, await cob.get(rt, who.account_id, txid, revisao))
+    return answer(caller.rt.settings, await cob.get(caller.rt, caller.account_id, txid, revisao))
 
 
 @query_router.get(
@@ -121,8 +126,7 @@ async def read_cob(
     summary="Consultar lista de cobranças imediatas.",
 )
 async def list_cobs(
-    rt: RuntimeDep,
-    who: Reader,
+    caller: Reader,
     window: TimeWindow,
     pages: Pages,
     cpf: Annotated[str | None, Query(pattern=r"^\d{11}$")] = None,
@@ -131,7 +135,7 @@ async def list_cobs(
     status: CobStatus | None = None,
 ) -> CobsConsultadas:
     query = cob_pages.CobQuery(window, cpf, cnpj, location_presente, status, pages)
-    found = await cob_pages.page(rt, who.account_id, query)
+    found = await cob_pages.page(caller.rt, caller.account_id, query)
     inicio, fim = window_echo(window)
     return CobsConsultadas(
         parametros=ParametrosConsultaCob(
@@ -144,7 +148,7 @@ async def list_cobs(
             paginacao=Paginacao.of(found.paging),
         ),
         cobs=[
-            CobListed.of(listed, _where(rt.settings, listed), id_cob=listed.charge.id)
+            CobListed.of(listed, _where(caller.rt.settings, listed), id_cob=listed.charge.id)
             for listed in found.cobs
         ],
     )

@@ -10,7 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from pixgate.accounts.public import RuntimeDep, Scope, auth, granted
+from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.charges.queries.locations import Location
 from pixgate.charges.routes.api_pix_lists import Pages, TimeWindow, window_echo
 from pixgate.charges.routes.cash_in import qr_code_image
@@ -35,8 +35,8 @@ router = APIRouter(route_class=api_pix_route(problems.LOCATION_INVALIDA, "loc"),
 query_router = APIRouter(
     route_class=api_pix_route(problems.LOCATION_CONSULTA_INVALIDA, "loc"), tags=TAGS
 )
-Writer = Annotated[auth.Principal, granted(Scope.PAYLOADLOCATION_WRITE)]
-Reader = Annotated[auth.Principal, granted(Scope.PAYLOADLOCATION_READ)]
+Writer = Annotated[Caller, granted(Scope.PAYLOADLOCATION_WRITE)]
+Reader = Annotated[Caller, granted(Scope.PAYLOADLOCATION_READ)]
 
 
 def answer(settings: Settings, found: Location) -> PayloadLocationAnswer:
@@ -59,12 +59,12 @@ def location_id(text: str) -> int:
     responses={201: {"headers": {"Location": {"schema": {"type": "string", "format": "uri"}}}}},
 )
 async def create_location(
-    body: PayloadLocationSolicitada, rt: RuntimeDep, who: Writer, response: Response
+    body: PayloadLocationSolicitada, caller: Writer, response: Response
 ) -> PayloadLocationAnswer:
-    created = await locations.create(rt, who.account_id, body.tipoCob)
-    base = rt.settings.public_url.rstrip("/") + rt.settings.api_pix_base_path
+    created = await locations.create(caller.rt, caller.account_id, body.tipoCob)
+    base = caller.rt.settings.public_url.rstrip("/") + caller.rt.settings.api_pix_base_path
     response.headers["Location"] = f"{base}/loc/{created.id}"
-    return answer(rt.settings, created)
+    return answer(caller.rt.settings, created)
 
 
 @query_router.get(
@@ -74,15 +74,14 @@ async def create_location(
     summary="Consultar locations cadastradas.",
 )
 async def list_locations(
-    rt: RuntimeDep,
-    who: Reader,
+    caller: Reader,
     window: TimeWindow,
     pages: Pages,
     tx_id_presente: Annotated[bool | None, Query(alias="txIdPresente")] = None,
     tipo_cob: Annotated[TipoCob | None, Query(alias="tipoCob")] = None,
 ) -> PayloadLocationConsultadas:
     query = locations.LocationQuery(window, tx_id_presente, tipo_cob, pages)
-    found = await locations.page(rt, who.account_id, query)
+    found = await locations.page(caller.rt, caller.account_id, query)
     inicio, fim = window_echo(window)
     return PayloadLocationConsultadas(
         parametros=ParametrosConsultaPayloadLocation(
@@ -92,7 +91,7 @@ async def list_locations(
             tipo_cob=tipo_cob,
             paginacao=Paginacao.of(found.paging),
         ),
-        loc=[answer(rt.settings, one) for one in found.locations],
+        loc=[answer(caller.rt.settings, one) for one in found.locations],
     )
 
 
@@ -102,8 +101,10 @@ async def list_locations(
     response_model_exclude_none=True,
     summary="Recuperar location do payload.",
 )
-async def read_location(id: str, rt: RuntimeDep, who: Reader) -> PayloadLocationAnswer:
-    return answer(rt.settings, await locations.get(rt, who.account_id, location_id(id)))
+async def read_location(id: str, caller: Reader) -> PayloadLocationAnswer:
+    return answer(
+        caller.rt.settings, await locations.get(caller.rt, caller.account_id, location_id(id))
+    )
 
 
 @router.delete(
@@ -112,8 +113,10 @@ async def read_location(id: str, rt: RuntimeDep, who: Reader) -> PayloadLocation
     response_model_exclude_none=True,
     summary="Desvincular uma cobrança de uma location.",
 )
-async def unlink_location(id: str, rt: RuntimeDep, who: Writer) -> PayloadLocationAnswer:
-    return answer(rt.settings, await locations.unlink(rt, who.account_id, location_id(id)))
+async def unlink_location(id: str, caller: Writer) -> PayloadLocationAnswer:
+    return answer(
+        caller.rt.settings, await locations.unlink(caller.rt, caller.account_id, location_id(id))
+    )
 
 
 @query_router.get(
@@ -121,6 +124,6 @@ async def unlink_location(id: str, rt: RuntimeDep, who: Writer) -> PayloadLocati
     response_model=LocationQrCode,
     summary="O QR Code da cobrança servida pela location.",
 )
-async def location_qr_code(id: str, rt: RuntimeDep, who: Reader) -> LocationQrCode:
-    code = await locations.qr_code(rt, who.account_id, location_id(id))
+async def location_qr_code(id: str, caller: Reader) -> LocationQrCode:
+    code = await locations.qr_code(caller.rt, caller.account_id, location_id(id))
     return LocationQrCode(qrcode=code, imagem_qrcode=qr_code_image(code))

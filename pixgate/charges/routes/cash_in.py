@@ -9,7 +9,7 @@ from typing import Annotated
 import segno
 from fastapi import APIRouter
 
-from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
+from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.charges.schemas.cash_in import (
     CashInPayer,
     CashInRequest,
@@ -72,9 +72,7 @@ def cash_in_order(
 )
 async def create_cash_in(
     body: CashInRequest,
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.COB_WRITE)],
-    instructions: ProviderInstructions,
+    caller: Annotated[Caller, granted(Scope.COB_WRITE, scenario=True)],
 ) -> CashInResponse:
     splits = [
         cash_in.SplitOrder(
@@ -89,12 +87,12 @@ async def create_cash_in(
         for s in body.splits
     ]
     created = await cash_in.create(
-        rt,
-        who.account_id,
+        caller.rt,
+        caller.account_id,
         cash_in_order(
             body.transaction, body.payer, additional_info=body.additionalInfo, splits=splits
         ),
-        instructions=instructions,
+        instructions=caller.instructions,
     )
     return CashInResponse(
         transaction_id=str(created.transaction_id),

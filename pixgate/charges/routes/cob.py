@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
+from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.charges.schemas.cob import CobPatch, CobRequest, CobResponse
 from pixgate.charges.service import cob
 from pixgate.core.http.error_schemas import SimpleError
@@ -23,8 +23,9 @@ router = APIRouter(
     },
 )
 Txid = Annotated[str, Path(pattern=r"^[a-zA-Z0-9]{26,35}$")]
-Writer = Annotated[auth.Principal, granted(Scope.COB_WRITE)]
-Reader = Annotated[auth.Principal, granted(Scope.COB_READ)]
+Writer = Annotated[Caller, granted(Scope.COB_WRITE)]
+ScenarioWriter = Annotated[Caller, granted(Scope.COB_WRITE, scenario=True)]
+Reader = Annotated[Caller, granted(Scope.COB_READ)]
 
 
 @router.put(
@@ -37,11 +38,11 @@ Reader = Annotated[auth.Principal, granted(Scope.COB_READ)]
 async def create_cob(
     txid: Txid,
     body: CobRequest,
-    rt: RuntimeDep,
-    who: Writer,
-    instructions: ProviderInstructions,
+    caller: ScenarioWriter,
 ) -> CobResponse:
-    created = await cob.create(rt, who.account_id, txid, _input(body), instructions=instructions)
+    created = await cob.create(
+        caller.rt, caller.account_id, txid, _input(body), instructions=caller.instructions
+    )
     return CobResponse.of(created)
 
 
@@ -51,8 +52,8 @@ async def create_cob(
     response_model_exclude_none=True,
     summary="Read an immediate charge",
 )
-async def read_cob(txid: Txid, rt: RuntimeDep, who: Reader) -> CobResponse:
-    return CobResponse.of(await cob.get(rt, who.account_id, txid))
+async def read_cob(txid: Txid, caller: Reader) -> CobResponse:
+    return CobResponse.of(await cob.get(caller.rt, caller.account_id, txid))
 
 
 @router.patch(
@@ -61,9 +62,9 @@ async def read_cob(txid: Txid, rt: RuntimeDep, who: Reader) -> CobResponse:
     response_model_exclude_none=True,
     summary="Revise or cancel an immediate charge",
 )
-async def revise_cob(txid: Txid, body: CobPatch, rt: RuntimeDep, who: Writer) -> CobResponse:
+async def revise_cob(txid: Txid, body: CobPatch, caller: Writer) -> CobResponse:
     revised = await cob.revise(
-        rt, who.account_id, txid, _input(body), cancel=body.status is not None
+        caller.rt, caller.account_id, txid, _input(body), cancel=body.status is not None
     )
     return CobResponse.of(revised)
 

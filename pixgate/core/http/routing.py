@@ -24,11 +24,6 @@ from pixgate.core.http.screen import Screen
 class ExactJsonRequest(Request):
     """A request whose JSON body reads numbers exactly (`json_body.loads`)."""
 
-    @property
-    def has_json(self) -> bool:
-        """Whether the body was parsed as JSON (FastAPI parses only a JSON media type)."""
-        return hasattr(self, "_json")
-
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
             self._json = json_body.loads(await self.body())

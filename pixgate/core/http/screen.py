@@ -7,9 +7,9 @@ field. Then a body in another format is a clear 415, not a confusing field error
 
 It runs in the route class (`routing.PixgateRoute`), before FastAPI reads the body and solves
 the dependencies, not as a dependency of the app: each dependency costs FastAPI a resolution
-pass on every request (docs/performance.md, "Dependencies one level deep"). What it needs of a
-route (the headers its dependencies declare, whether it reads a form or JSON) is found once,
-when the route is built.
+pass on every request (docs/performance.md, "One dependency per authenticated operation").
+What it needs of a route (the headers its dependencies declare, whether it reads a form or
+JSON) is found once, when the route is built.
 
 Cheap on purpose, every request pays it (GET /accounts/balances: two substring searches of
 short strings and an attribute lookup): the headers searched are only those the route

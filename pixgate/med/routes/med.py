@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from pixgate.accounts.public import RuntimeDep, Scope, auth, granted
+from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core.http import rate_limit
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.params import Page, PageSize
@@ -27,8 +27,7 @@ router = APIRouter(
 @router.get("/api/med", response_model=MedPage, summary="MED cases")
 async def list_med(
     request: Request,
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.PIX_READ)],
+    caller: Annotated[Caller, granted(Scope.PIX_READ)],
     status: MedStatus | None = None,
     isReconciled: bool | None = None,
     startDate: Annotated[
@@ -41,11 +40,15 @@ async def list_med(
     pageSize: PageSize = 20,
 ) -> JSONResponse:
     await rate_limit.enforce(
-        request, rt, rate_limit.item(rt.settings.med_rate_limit), "med", who.account_id
+        request,
+        caller.rt,
+        rate_limit.item(caller.rt.settings.med_rate_limit),
+        "med",
+        caller.account_id,
     )
     found = await med.list_cases(
-        rt,
-        who.account_id,
+        caller.rt,
+        caller.account_id,
         med.CaseQuery(status, isReconciled, startDate, endDate, page, pageSize),
     )
     page_of_cases = MedPage(

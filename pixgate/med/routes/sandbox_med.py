@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
 
-from pixgate.accounts.public import RuntimeDep, Scope, auth, granted, sandbox_only
+from pixgate.accounts.public import Caller, Scope, granted, sandbox_only
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.responses import JSONResponse, exact
 from pixgate.core.http.routing import PixgateRoute
@@ -34,12 +34,11 @@ CaseId = Annotated[int, Path(ge=1, le=2**63 - 1, description="the MED case's id"
 )
 async def open_case(
     body: SandboxMedRequest,
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
+    caller: Annotated[Caller, granted(Scope.PIX_WRITE)],
 ) -> JSONResponse:
     case = await med.request(
-        rt,
-        who.account_id,
+        caller.rt,
+        caller.account_id,
         med.CaseRequest(body.end_to_end_id, body.reason, body.cause, body.description),
     )
     return exact(MedItem.model_validate(wire(case)), status_code=201)
@@ -54,8 +53,7 @@ async def open_case(
 async def analyse(
     id: CaseId,
     body: SandboxMedAnalysis,
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
+    caller: Annotated[Caller, granted(Scope.PIX_WRITE)],
 ) -> JSONResponse:
-    case = await med.analyse(rt, who.account_id, id, body.result, body.details)
+    case = await med.analyse(caller.rt, caller.account_id, id, body.result, body.details)
     return exact(MedItem.model_validate(wire(case)))

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter
 
-from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
+from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core import errors
 from pixgate.core.http.errors import EnvelopeRoute, openapi_responses
 from pixgate.payouts.schemas.cash_out import CashOutRequest, CashOutResponse
@@ -36,13 +36,11 @@ router = APIRouter(route_class=EnvelopeRoute, tags=["cash-out"])
 )
 async def create_cash_out(
     body: CashOutRequest,
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
-    instructions: ProviderInstructions,
+    caller: Annotated[Caller, granted(Scope.PIX_WRITE, scenario=True)],
 ) -> CashOutResponse:
     created = await cash_out.create(
-        rt,
-        who.account_id,
+        caller.rt,
+        caller.account_id,
         cash_out.CashOutOrder(
             value=body.value,
             external_id=body.externalId,
@@ -53,6 +51,6 @@ async def create_cash_out(
             document=body.details.document,
             check_document=body.details.checkPixKeyWithDocument,
         ),
-        instructions=instructions,
+        instructions=caller.instructions,
     )
     return CashOutResponse.of(created)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter
 
-from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
+from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core.errors import DuplicateExternalId, ExternalIdConflict
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.errors import answering
@@ -39,13 +39,11 @@ router = APIRouter(
 )
 async def create_qr_cash_out(
     body: QrCashOutRequest,
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
-    instructions: ProviderInstructions,
+    caller: Annotated[Caller, granted(Scope.PIX_WRITE, scenario=True)],
 ) -> QrCashOutResponse:
     created = await cash_out_qrcode.create(
-        rt,
-        who.account_id,
+        caller.rt,
+        caller.account_id,
         cash_out_qrcode.QrCashOutOrder(
             value=body.value,
             qr_code=body.qrCode,
@@ -54,6 +52,6 @@ async def create_qr_cash_out(
             name=body.name,
             document=body.document,
         ),
-        instructions=instructions,
+        instructions=caller.instructions,
     )
     return QrCashOutResponse.of(created)

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header
 
-from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
+from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core import errors
 from pixgate.core.http.error_schemas import SimpleError
 from pixgate.core.http.errors import CentralBankRoute, Family, answering, openapi_responses
@@ -80,10 +80,8 @@ async def idempotency_key(
 )
 async def create_transfer(
     body: DictTransferRequest,
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
+    caller: Annotated[Caller, granted(Scope.PIX_WRITE, scenario=True)],
     key: Annotated[uuid.UUID, Depends(idempotency_key)],
-    instructions: ProviderInstructions,
 ) -> JSONResponse:
     order = dict_transfer.TransferOrder(
         pix_key=body.pixKey,
@@ -96,7 +94,7 @@ async def create_transfer(
         ispb_deny=tuple(body.ispbDeny) if body.ispbDeny is not None else None,
     )
     transfer = await dict_transfer.create(
-        rt, who.account_id, order, idempotency_key=key, instructions=instructions
+        caller.rt, caller.account_id, order, idempotency_key=key, instructions=caller.instructions
     )
     answer = exact(DictTransferResponse.of(transfer), status_code=201)
     if transfer.replayed:

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from pixgate.accounts.public import ProviderInstructions, RuntimeDep
 from pixgate.core.http import problems
 from pixgate.core.http.errors import Family, api_pix_route, openapi_responses
 from pixgate.refunds.routes import devolucao
-from pixgate.refunds.routes.devolucao import EndToEndId, Reader, RefundId, Writer
+from pixgate.refunds.routes.devolucao import EndToEndId, Reader, RefundId, ScenarioWriter
 from pixgate.refunds.schemas import DevolucaoRequest, DevolucaoResponse
 
 router = APIRouter(
@@ -36,13 +35,9 @@ async def request_devolucao(
     refund_id: RefundId,
     body: DevolucaoRequest,
     response: Response,
-    rt: RuntimeDep,
-    who: Writer,
-    instructions: ProviderInstructions,
+    caller: ScenarioWriter,
 ) -> DevolucaoResponse:
-    return await devolucao.request(
-        rt, who.account_id, e2eid, refund_id, body, response, instructions
-    )
+    return await devolucao.request(caller, e2eid, refund_id, body, response)
 
 
 @router.get(
@@ -53,6 +48,6 @@ async def request_devolucao(
     responses=openapi_responses(*devolucao.GET_ERRORS, family=Family.API_PIX),
 )
 async def read_devolucao(
-    e2eid: EndToEndId, refund_id: RefundId, rt: RuntimeDep, who: Reader
+    e2eid: EndToEndId, refund_id: RefundId, caller: Reader
 ) -> DevolucaoResponse:
-    return await devolucao.read(rt, who.account_id, e2eid, refund_id)
+    return await devolucao.read(caller, e2eid, refund_id)

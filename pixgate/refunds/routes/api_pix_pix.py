@@ -13,7 +13,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from pixgate.accounts.public import RuntimeDep, Scope, auth, granted
+from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core import errors
 from pixgate.core.http import problems
 from pixgate.core.http.errors import Family, api_pix_route, openapi_responses
@@ -28,7 +28,7 @@ router = APIRouter(
     route_class=api_pix_route(problems.PIX_CONSULTA_INVALIDA, ""), tags=["API Pix: Pix"]
 )
 
-Reader = Annotated[auth.Principal, granted(Scope.PIX_READ)]
+Reader = Annotated[Caller, granted(Scope.PIX_READ)]
 EndToEndId = Annotated[
     str, Path(pattern=END_TO_END_PATTERN, description="end-to-end id of the PIX received")
 ]
@@ -47,8 +47,7 @@ def pix(received: ReceivedPix) -> Pix:
     responses=openapi_responses(errors.ValidationFailed, family=Family.API_PIX),
 )
 async def list_pix(
-    rt: RuntimeDep,
-    who: Reader,
+    caller: Reader,
     inicio: Inicio,
     fim: Fim,
     txid: Annotated[str | None, Query(pattern=TXID_PATTERN)] = None,
@@ -72,7 +71,7 @@ async def list_pix(
         page=pagina_atual,
         per_page=itens_por_pagina,
     )
-    page = await refunds.received_list(rt, who.account_id, query)
+    page = await refunds.received_list(caller.rt, caller.account_id, query)
     return PixConsultados(
         parametros=ParametrosConsultaPix(
             inicio=iso(inicio) or "",
@@ -95,5 +94,5 @@ async def list_pix(
     summary="Read a PIX received",
     responses=openapi_responses(errors.ValidationFailed, errors.NotFound, family=Family.API_PIX),
 )
-async def read_pix(e2eid: EndToEndId, rt: RuntimeDep, who: Reader) -> Pix:
-    return pix(await refunds.received(rt, who.account_id, e2eid))
+async def read_pix(e2eid: EndToEndId, caller: Reader) -> Pix:
+    return pix(await refunds.received(caller.rt, caller.account_id, e2eid))

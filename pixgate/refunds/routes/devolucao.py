@@ -14,7 +14,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Response
 
-from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
+from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core import errors
 from pixgate.core.http.errors import CentralBankRoute, Family, openapi_responses
 from pixgate.refunds import service as refunds
@@ -34,8 +34,8 @@ RefundId = Annotated[
         description="the client's id of this refund (the refund's externalId)",
     ),
 ]
-Writer = Annotated[auth.Principal, granted(Scope.PIX_WRITE)]
-Reader = Annotated[auth.Principal, granted(Scope.PIX_READ)]
+ScenarioWriter = Annotated[Caller, granted(Scope.PIX_WRITE, scenario=True)]
+Reader = Annotated[Caller, granted(Scope.PIX_READ)]
 
 PUT_ERRORS = (
     errors.ValidationFailed,
@@ -50,13 +50,7 @@ GET_ERRORS = (errors.ValidationFailed, errors.NotFound)
 
 
 async def request(
-    rt: RuntimeDep,
-    account_id: int,
-    e2eid: str,
-    refund_id: str,
-    body: DevolucaoRequest,
-    response: Response,
-    instructions: ProviderInstructions,
+    caller: Caller, e2eid: str, refund_id: str, body: DevolucaoRequest, response: Response
 ) -> DevolucaoResponse:
     """The refund `refund_id` of the PIX `e2eid`, made now or by an earlier same request."""
     order = refunds.RefundOrder(
@@ -65,14 +59,16 @@ async def request(
         description=body.descricao,
         natureza=Natureza(body.natureza),
     )
-    made = await refunds.devolucao(rt, account_id, e2eid, order, instructions=instructions)
+    made = await refunds.devolucao(
+        caller.rt, caller.account_id, e2eid, order, instructions=caller.instructions
+    )
     if made.replayed:
         response.headers["Idempotent-Replayed"] = "true"
     return shape(made.refund)
 
 
-async def read(rt: RuntimeDep, account_id: int, e2eid: str, refund_id: str) -> DevolucaoResponse:
-    return shape(await refunds.get_devolucao(rt, account_id, e2eid, refund_id))
+async def read(caller: Caller, e2eid: str, refund_id: str) -> DevolucaoResponse:
+    return shape(await refunds.get_devolucao(caller.rt, caller.account_id, e2eid, refund_id))
 
 
 @router.put(
@@ -88,11 +84,9 @@ async def request_devolucao(
     refund_id: RefundId,
     body: DevolucaoRequest,
     response: Response,
-    rt: RuntimeDep,
-    who: Writer,
-    instructions: ProviderInstructions,
+    caller: ScenarioWriter,
 ) -> DevolucaoResponse:
-    return await request(rt, who.account_id, e2eid, refund_id, body, response, instructions)
+    return await request(caller, e2eid, refund_id, body, response)
 
 
 @router.get(
@@ -103,9 +97,9 @@ async def request_devolucao(
     responses=openapi_responses(*GET_ERRORS, family=Family.CENTRAL_BANK),
 )
 async def read_devolucao(
-    e2eid: EndToEndId, refund_id: RefundId, rt: RuntimeDep, who: Reader
+    e2eid: EndToEndId, refund_id: RefundId, caller: Reader
 ) -> DevolucaoResponse:
-    return await read(rt, who.account_id, e2eid, refund_id)
+    return await read(caller, e2eid, refund_id)
 
 
 def shape(refund: refunds.Refund) -> DevolucaoResponse:

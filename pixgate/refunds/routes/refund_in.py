@@ -11,7 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from pixgate.accounts.public import ProviderInstructions, RuntimeDep, Scope, auth, granted
+from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core import errors
 from pixgate.core.http.errors import Family, openapi_responses
 from pixgate.core.http.responses import JSONResponse, exact
@@ -45,16 +45,16 @@ async def refund_in(
         uuid.UUID, Path(alias="id", description="transactionId of the PIX received")
     ],
     body: RefundInRequest,
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
-    instructions: ProviderInstructions,
+    caller: Annotated[Caller, granted(Scope.PIX_WRITE, scenario=True)],
 ) -> JSONResponse:
     order = refunds.RefundOrder(
         amount=refunds.amount_of(body.refundValue, "refundValue"),
         external_id=body.externalId or refunds.new_external_id(),
         description=body.reason,
     )
-    refund = await refunds.refund_in(rt, who.account_id, original, order, instructions=instructions)
+    refund = await refunds.refund_in(
+        caller.rt, caller.account_id, original, order, instructions=caller.instructions
+    )
     assert refund.external_id is not None and refund.provider_transaction_id is not None
     answer = RefundInResponse(
         transaction_id=str(refund.transaction_id),

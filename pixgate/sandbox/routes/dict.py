@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from pixgate.accounts.public import RuntimeDep, Scope, auth, granted, sandbox_only
+from pixgate.accounts.public import Caller, Scope, granted, sandbox_only
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import DOCUMENT, EXAMPLE_CPF, ApiModel, example
@@ -69,11 +69,11 @@ class RegisteredKey(ApiModel):
     responses={409: {"description": "The key is registered by another account."}},
 )
 async def register_key(
-    body: DictKeyRequest, rt: RuntimeDep, who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)]
+    body: DictKeyRequest, caller: Annotated[Caller, granted(Scope.PIX_WRITE)]
 ) -> RegisteredKey:
     holder = await sandbox.register_key(
-        rt,
-        who.account_id,
+        caller.rt,
+        caller.account_id,
         key=body.key,
         key_type=body.keyType,
         name=body.name,

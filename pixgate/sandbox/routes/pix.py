@@ -14,7 +14,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
 
-from pixgate.accounts.public import RuntimeDep, Scope, auth, granted, sandbox_only
+from pixgate.accounts.public import Caller, Scope, granted, sandbox_only
 from pixgate.charges.public import charges_service as charges
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.responses import JSONResponse, exact
@@ -60,11 +60,10 @@ def _payer(payer: SandboxPayer, message: str | None) -> charges.Payer:
 )
 async def pay(
     body: SandboxPayRequest,
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.COB_WRITE)],
+    caller: Annotated[Caller, granted(Scope.COB_WRITE)],
 ) -> Received:
     received = await charges.sandbox_pay(
-        rt, body.pixCode, _payer(body.payer, body.infoPagador), paid_at=body.paidAt
+        caller.rt, body.pixCode, _payer(body.payer, body.infoPagador), paid_at=body.paidAt
     )
     return _received(received)
 
@@ -77,12 +76,11 @@ async def pay(
 )
 async def incoming(
     body: SandboxIncomingRequest,
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
+    caller: Annotated[Caller, granted(Scope.PIX_WRITE)],
 ) -> Received:
     received = await charges.sandbox_incoming(
-        rt,
-        who.account_id,
+        caller.rt,
+        caller.account_id,
         body.value,
         _payer(body.payer, body.infoPagador),
         paid_at=body.paidAt,
@@ -103,10 +101,9 @@ async def refund_out(
         uuid.UUID, Path(alias="transactionId", description="transactionId of the cash-out")
     ],
     body: RefundOutRequest,
-    rt: RuntimeDep,
-    who: Annotated[auth.Principal, granted(Scope.PIX_WRITE)],
+    caller: Annotated[Caller, granted(Scope.PIX_WRITE)],
 ) -> JSONResponse:
-    refund = await refunds.refund_out(rt, who.account_id, original, body.value)
+    refund = await refunds.refund_out(caller.rt, caller.account_id, original, body.value)
     assert refund.end_to_end_id is not None
     answer = RefundOutResponse(
         transaction_id=str(refund.transaction_id),

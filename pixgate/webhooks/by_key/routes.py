@@ -8,7 +8,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from pixgate.accounts.public import RuntimeDep, Scope, auth, granted
+from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core.errors import NotFound, ValidationFailed
 from pixgate.core.http import problems
 from pixgate.core.http.errors import Family, api_pix_route, openapi_responses
@@ -46,8 +46,8 @@ DEFAULT_PAGE_SIZE = 100
 Chave = Annotated[
     str, Path(min_length=1, max_length=MAX_EMAIL, description="one of the account's PIX keys")
 ]
-Writer = Annotated[auth.Principal, granted(Scope.WEBHOOK_WRITE)]
-Reader = Annotated[auth.Principal, granted(Scope.WEBHOOK_READ)]
+Writer = Annotated[Caller, granted(Scope.WEBHOOK_WRITE)]
+Reader = Annotated[Caller, granted(Scope.WEBHOOK_READ)]
 
 
 @router.put(
@@ -66,10 +66,8 @@ Reader = Annotated[auth.Principal, granted(Scope.WEBHOOK_READ)]
         **openapi_responses(ValidationFailed, family=Family.API_PIX),
     },
 )
-async def put_webhook(
-    rt: RuntimeDep, who: Writer, chave: Chave, body: schemas.WebhookSolicitado
-) -> Response:
-    await by_key.configure(rt, who.account_id, chave, body.webhookUrl)
+async def put_webhook(caller: Writer, chave: Chave, body: schemas.WebhookSolicitado) -> Response:
+    await by_key.configure(caller.rt, caller.account_id, chave, body.webhookUrl)
     return Response(status_code=200)
 
 
@@ -79,8 +77,8 @@ async def put_webhook(
     summary="Show the webhook of a PIX key",
     responses=openapi_responses(NotFound, family=Family.API_PIX),
 )
-async def get_webhook(rt: RuntimeDep, who: Reader, chave: Chave) -> schemas.WebhookCompleto:
-    return schemas.WebhookCompleto.of(await by_key.get(rt, who.account_id, chave))
+async def get_webhook(caller: Reader, chave: Chave) -> schemas.WebhookCompleto:
+    return schemas.WebhookCompleto.of(await by_key.get(caller.rt, caller.account_id, chave))
 
 
 @router.delete(
@@ -91,8 +89,8 @@ async def get_webhook(rt: RuntimeDep, who: Reader, chave: Chave) -> schemas.Webh
     description="Pending notifications to it are not sent any more.",
     responses=openapi_responses(NotFound, family=Family.API_PIX),
 )
-async def delete_webhook(rt: RuntimeDep, who: Writer, chave: Chave) -> Response:
-    await by_key.remove(rt, who.account_id, chave)
+async def delete_webhook(caller: Writer, chave: Chave) -> Response:
+    await by_key.remove(caller.rt, caller.account_id, chave)
     return Response(status_code=204)
 
 
@@ -105,8 +103,7 @@ async def delete_webhook(rt: RuntimeDep, who: Writer, chave: Chave) -> Response:
     responses=openapi_responses(ValidationFailed, family=Family.API_PIX),
 )
 async def list_webhooks(
-    rt: RuntimeDep,
-    who: Reader,
+    caller: Reader,
     inicio: Annotated[
         AwareTimestamp | None, Query(description="registered from this instant on (included)")
     ] = None,
@@ -117,7 +114,12 @@ async def list_webhooks(
     itens_por_pagina: ItensPorPagina = DEFAULT_PAGE_SIZE,
 ) -> schemas.WebhooksConsultados:
     found = await by_key.page(
-        rt, who.account_id, start=inicio, end=fim, number=pagina_atual, size=itens_por_pagina
+        caller.rt,
+        caller.account_id,
+        start=inicio,
+        end=fim,
+        number=pagina_atual,
+        size=itens_por_pagina,
     )
     paginacao = Paginacao.of(pagina_atual, itens_por_pagina, found.total)
     return schemas.WebhooksConsultados(

@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from starlette.routing import Mount, Route
 
-from pixgate.accounts.routes.deps import ScopeCheck, sandbox_only
+from pixgate.accounts.routes.deps import ScenarioScopeCheck, ScopeCheck, get_runtime, sandbox_only
 from pixgate.core.http.routing import dependency_calls
 from pixgate.routers import API_PIX_ROUTERS, ROUTERS
 
@@ -84,3 +84,18 @@ def test_authentication_is_one_dependency_deep(app: FastAPI) -> None:
     ]
     assert len(checks) > 30
     assert [check.call for check in checks if check.dependencies] == []
+
+
+def test_an_authenticated_operation_takes_its_runtime_from_the_caller(app: FastAPI) -> None:
+    """The runtime and the sandbox instructions come with the caller (`deps.Caller`), not as
+    dependencies of their own: a cash-out resolves one dependency, not three."""
+    authenticated = [
+        route
+        for route in app.router.routes
+        if isinstance(route, APIRoute)
+        and any(isinstance(d.call, ScopeCheck) for d in route.dependant.dependencies)
+    ]
+    assert len(authenticated) > 30
+    assert [r.path for r in authenticated if get_runtime in dependency_calls(r.dependant)] == []
+    cash_out = next(r for r in authenticated if r.path == "/api/pix/cash-out")
+    assert [type(d.call) for d in cash_out.dependant.dependencies] == [ScenarioScopeCheck]
