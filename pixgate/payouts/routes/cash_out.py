@@ -9,6 +9,7 @@ from fastapi import APIRouter
 from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core import errors
 from pixgate.core.http.errors import EnvelopeRoute, openapi_responses
+from pixgate.core.http.responses import JSONResponse
 from pixgate.payouts.schemas.cash_out import CashOutRequest, CashOutResponse
 from pixgate.payouts.service import cash_out
 
@@ -37,7 +38,7 @@ router = APIRouter(route_class=EnvelopeRoute, tags=["cash-out"])
 async def create_cash_out(
     body: CashOutRequest,
     caller: Annotated[Caller, granted(Scope.PIX_WRITE, scenario=True)],
-) -> CashOutResponse:
+) -> JSONResponse:
     created = await cash_out.create(
         caller.rt,
         caller.account_id,
@@ -53,4 +54,4 @@ async def create_cash_out(
         ),
         instructions=caller.instructions,
     )
-    return CashOutResponse.of(created)
+    return CashOutResponse.answer(created)

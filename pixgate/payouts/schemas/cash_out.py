@@ -10,6 +10,7 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pixgate.core.http.responses import JSONResponse
 from pixgate.core.http.schemas import DOCUMENT, EXAMPLE_CPF, BuiltModel, PixAmount, example, iso
 from pixgate.core.pix.keys import KeyType
 from pixgate.payouts.service.outgoing import CashOut
@@ -63,7 +64,7 @@ class CashOutResponse(BuiltModel):
 
     @classmethod
     def of(cls, created: CashOut) -> Self:
-        """Validated once, by field name: the cash-out is a hot route (`BuiltModel`)."""
+        """Validated once, by field name (`BuiltModel`)."""
         return cls.model_validate(
             {
                 "transaction_id": str(created.transaction_id),
@@ -71,4 +72,19 @@ class CashOutResponse(BuiltModel):
                 "status": created.status,
                 "generate_time": iso(created.created_at),
             }
+        )
+
+    @staticmethod
+    def answer(created: CashOut) -> JSONResponse:
+        """The 201 written straight from the payout, byte for byte what `of` would render
+        (tests/payouts/test_cash_out_answer.py): the cash-out is the hottest route, and
+        validating then dumping the model cost it 2 % of its instructions."""
+        return JSONResponse(
+            {
+                "transactionId": str(created.transaction_id),
+                "externalId": created.external_id,
+                "status": created.status,
+                "generateTime": iso(created.created_at),
+            },
+            status_code=201,
         )
