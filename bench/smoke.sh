@@ -22,6 +22,11 @@ run bench/cash_out.py --duration 2 --warmup 1 --repeats 1 --rounds 1
 run bench/webhook_latency.py --duration 2 --accounts 2
 run bench/webhook_receivers.py --duration 2 --warmup 1
 run bench/hostile_input.py --repeat 1
+if command -v valgrind >/dev/null; then
+    run bench/instructions.py --requests 5 --warmup 5 --operation "GET /healthz"
+else
+    echo "bench/instructions.py skipped: valgrind is not installed"
+fi
 if [ -x /usr/bin/patroni ] && [ -x /usr/bin/etcd ]; then
     run bench/reads_standby.py --duration 2 --warmup 1 --rounds 1
 else
