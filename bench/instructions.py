@@ -11,11 +11,14 @@ counts the same, however busy the machine is.
 Each operation runs in-process on the real application and a fresh migrated server database
 (the worker off, no HTTP server: the ASGI app is called directly, so uvicorn's parsing is not
 counted), one request at a time, so no batch is shared and every request does the same work.
-The process runs twice under callgrind, with `--warmup` requests then N and then 3 x N more;
-the difference of the two counts divided by 2 x N is one request's instructions, without
-the start-up, imports and warm-up they share. With `--against DIR` (a checkout of another
-revision, e.g. `git worktree add /tmp/base HEAD~1`), the same is counted on that code in the
-same run, and the ratio printed.
+"POST /api/pix/cash-out + its settlement job" is a cash-out, then its settlement job run by
+`jobs.worker.run_once` (a claim, the job, the statement that marks it done), with the
+settlement delay at 0 so that the job is due at once: the work of the job worker, for
+changes on that side. The process runs twice under callgrind, with `--warmup` requests and
+then N in one run, 4 x N in the other; the difference of the two counts divided by 3 x N is
+one request's instructions, without the start-up, imports and warm-up they share. With
+`--against DIR` (a checkout of another revision, e.g. `git worktree add /tmp/base HEAD~1`),
+the same is counted on that code in the same run, and the ratio printed.
 """
 
 from __future__ import annotations
@@ -38,7 +41,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import DEFAULT_SERVER, cash_out_body, create_database, drop_database, table
 
-OPERATIONS = ("POST /api/pix/cash-out", "GET /accounts/balances", "GET /healthz")
+SETTLED_CASH_OUT = "POST /api/pix/cash-out + its settlement job"
+OPERATIONS = (
+    "POST /api/pix/cash-out",
+    SETTLED_CASH_OUT,
+    "GET /accounts/balances",
+    "GET /healthz",
+)
 
 Call = Callable[[], Awaitable[None]]
 
@@ -105,8 +114,10 @@ async def _account(url: str) -> dict[str, str]:
     }
 
 
-async def _calls(app: Any, account: dict[str, str], operation: str) -> Call:
+async def _calls(app: Any, rt: Any, account: dict[str, str], operation: str) -> Call:
     """The operation as a call that asserts its answer."""
+    from pixgate.jobs.worker import run_once
+
     certificate = quote(account["certificate_pem"], safe="").encode()
     credentials = json.dumps(
         {"clientId": account["client_id"], "clientSecret": account["client_secret"]}
@@ -131,6 +142,10 @@ async def _calls(app: Any, account: dict[str, str], operation: str) -> Call:
         status, answer = await _asgi(app, "POST", "/api/pix/cash-out", [*auth, json_type], body)
         assert status == 201, answer
 
+    async def settled_cash_out() -> None:
+        await cash_out()
+        assert await run_once(rt, limit=1) == 1
+
     async def balances() -> None:
         status, answer = await _asgi(app, "GET", "/accounts/balances", auth)
         assert status == 200, answer
@@ -139,7 +154,8 @@ async def _calls(app: Any, account: dict[str, str], operation: str) -> Call:
         status, answer = await _asgi(app, "GET", "/healthz", [])
         assert status == 200, answer
 
-    return dict(zip(OPERATIONS, (cash_out, balances, healthz), strict=True))[operation]
+    calls = (cash_out, settled_cash_out, balances, healthz)
+    return dict(zip(OPERATIONS, calls, strict=True))[operation]
 
 
 async def _child(
@@ -152,13 +168,15 @@ async def _child(
     from pixgate.runtime import build_runtime
 
     settings = Settings(database_url=url)
+    if operation == SETTLED_CASH_OUT:  # due at once: the request's own job is the one settled
+        settings = Settings(database_url=url, settlement_delay_ms=0)
     configure(json=True, level="WARNING")
     async with build_runtime(settings, url) as rt:
         # Without the app's lifespan: its revocation poll runs once a second, so its share
         # would follow the run's duration, which valgrind stretches, not the requests.
         app = create_app(settings, runtime=rt)
         tune_for_serving()  # as `pixgate serve` does once the app is built
-        call = await _calls(app, account, operation)
+        call = await _calls(app, rt, account, operation)
         for _ in range(warmup + requests):
             await call()
 

@@ -23,7 +23,8 @@ run bench/webhook_latency.py --duration 2 --accounts 2
 run bench/webhook_receivers.py --duration 2 --warmup 1
 run bench/hostile_input.py --repeat 1
 if command -v valgrind >/dev/null; then
-    run bench/instructions.py --requests 5 --warmup 5 --operation "GET /healthz"
+    run bench/instructions.py --requests 5 --warmup 5 \
+        --operation "POST /api/pix/cash-out + its settlement job"
 else
     echo "bench/instructions.py skipped: valgrind is not installed"
 fi
