@@ -4,14 +4,16 @@
 from __future__ import annotations
 
 import inspect
+import re
+from collections import Counter
 
 import httpx
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from fastapi.routing import APIRoute
-from starlette.routing import Mount, Route
+from starlette.routing import Match, Mount, Route
 
 from pixgate.accounts.routes.deps import ScenarioScopeCheck, ScopeCheck, get_runtime, sandbox_only
-from pixgate.core.http.routing import dependency_calls
+from pixgate.core.http.routing import PixgateRoute, dependency_calls
 from pixgate.routers import API_PIX_ROUTERS, ROUTERS
 
 
@@ -99,3 +101,47 @@ def test_an_authenticated_operation_takes_its_runtime_from_the_caller(app: FastA
     assert [r.path for r in authenticated if get_runtime in dependency_calls(r.dependant)] == []
     cash_out = next(r for r in authenticated if r.path == "/api/pix/cash-out")
     assert [type(d.call) for d in cash_out.dependant.dependencies] == [ScenarioScopeCheck]
+
+
+def _paths_near(route: APIRoute) -> list[str]:
+    """Paths at and around a route's: its own with every parameter filled, its literal
+    prefix, one character shorter and longer, with a trailing slash."""
+    filled = re.sub(r"\{[^}]*\}", "x", route.path_format)
+    prefix = route.path_format.partition("{")[0]
+    return [filled, filled + "/", filled + "x", prefix, prefix[:-1], prefix + "x", filled[:-1]]
+
+
+def test_the_literal_prefix_refuses_only_what_the_route_would(app: FastAPI) -> None:
+    """Every route of the app, against every path near any route's, under no root path and
+    under one: the answer of `PixgateRoute.matches` is FastAPI's, child scope included."""
+    routes = [r for r in app.router.routes if isinstance(r, APIRoute)]
+    assert all(isinstance(r, PixgateRoute) and r.literal_prefix is not None for r in routes)
+    paths = {path for route in routes for path in _paths_near(route)} | {"", "/", "/x"}
+    compared = Counter[Match]()
+    for root in ("", "/gateway"):
+        for path in sorted(paths):
+            for method in ("GET", "POST"):
+                scope = {"type": "http", "path": root + path, "root_path": root, "method": method}
+                for route in routes:
+                    fast = route.matches(dict(scope))
+                    assert fast == APIRoute.matches(route, dict(scope)), (route.path, scope)
+                    compared[fast[0]] += 1
+    assert compared[Match.FULL] > 100 and compared[Match.PARTIAL] > 50
+
+
+async def test_a_pixgate_route_in_an_included_router_is_matched_under_its_prefix() -> None:
+    """Only a route registered flat refuses by its own prefix: one left in an included router
+    is matched under the router's, by FastAPI."""
+    router = APIRouter(route_class=PixgateRoute)
+
+    @router.get("/thing/{name}")
+    async def thing(name: str) -> dict[str, str]:
+        return {"name": name}
+
+    app = FastAPI()
+    app.include_router(router, prefix="/nested")
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        answer = await client.get("/nested/thing/a")
+    assert answer.status_code == 200
+    assert answer.json() == {"name": "a"}
