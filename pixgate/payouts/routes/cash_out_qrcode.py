@@ -10,6 +10,7 @@ from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core.errors import DuplicateExternalId, ExternalIdConflict
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.errors import answering
+from pixgate.core.http.responses import JSONResponse
 from pixgate.core.http.routing import PixgateRoute
 from pixgate.payouts.schemas.cash_out_qrcode import QrCashOutRequest, QrCashOutResponse
 from pixgate.payouts.service import cash_out_qrcode
@@ -40,7 +41,7 @@ router = APIRouter(
 async def create_qr_cash_out(
     body: QrCashOutRequest,
     caller: Annotated[Caller, granted(Scope.PIX_WRITE, scenario=True)],
-) -> QrCashOutResponse:
+) -> JSONResponse:
     created = await cash_out_qrcode.create(
         caller.rt,
         caller.account_id,
@@ -54,4 +55,4 @@ async def create_qr_cash_out(
         ),
         instructions=caller.instructions,
     )
-    return QrCashOutResponse.of(created)
+    return QrCashOutResponse.answer(created)
