@@ -167,9 +167,9 @@ async def _child(
     from pixgate.gc_tuning import tune_for_serving
     from pixgate.runtime import build_runtime
 
-    settings = Settings(database_url=url)
-    if operation == SETTLED_CASH_OUT:  # due at once: the request's own job is the one settled
-        settings = Settings(database_url=url, settlement_delay_ms=0)
+    # a settlement due at once: the request's own job is the one `run_once` settles
+    due_now = {"settlement_delay_ms": 0} if operation == SETTLED_CASH_OUT else {}
+    settings = Settings(database_url=url, **due_now)
     configure(json=True, level="WARNING")
     async with build_runtime(settings, url) as rt:
         # Without the app's lifespan: its revocation poll runs once a second, so its share
