@@ -137,6 +137,7 @@ def _amend_operation(route: routing.RouteContext, operation: dict[str, Any]) -> 
         responses.setdefault("404", {"description": _NOT_FOUND})
     if any(deps.takes_scenario(call) for call in calls):
         wanted.append("500")
+        operation.setdefault("parameters", []).append(dict(deps.SCENARIO_PARAMETER))
     uses_database = deps.get_runtime in calls or any(deps.authenticates(c) for c in calls)
     if uses_database and route.path_format not in _NO_DATABASE:
         wanted.append("503")
