@@ -10,6 +10,8 @@ everything else.
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import Decimal
+from functools import cache
 
 from pixgate.accounts.public import Account, Terms
 from pixgate.core.errors import DailyLimitExceeded, NightLimitExceeded, TransactionLimitExceeded
@@ -63,5 +65,12 @@ def refusal(
     return _night_exceeded(limit, used, amount)
 
 
-def _limit(configured: int | None, default: object) -> int:
-    return configured if configured is not None else to_cents(str(default))
+def _limit(configured: int | None, default: Decimal) -> int:
+    return configured if configured is not None else _default_cents(default)
+
+
+@cache
+def _default_cents(default: Decimal) -> int:
+    """A default limit of the settings in cents: converted once, not on every payment of
+    every account that keeps the defaults."""
+    return to_cents(default)
