@@ -93,7 +93,7 @@ SCENARIO_PARAMETER: dict[str, Any] = {
     "request; case-insensitive. INSUFFICIENT_FUNDS, INVALID_PIX_KEY and "
     "PROVIDER_UNAVAILABLE answer at once as the real error would (PROVIDER_UNAVAILABLE is "
     "a 500 by design); the others end the transaction in ERROR with that errorCode at "
-    "settlement; WEBHOOK_DELAY holds the final state back 5 s; DELAY_<n>MS sets the "
+    "settlement; WEBHOOK_DELAY holds the final state back 5 s; `DELAY_<n>MS` sets the "
     f"settlement delay (n at most {scenarios.MAX_DELAY_MS}). Outside sandbox mode: 400.",
 }
 """`X-Sandbox-Scenario` as the OpenAPI document declares it on the operations that take it
