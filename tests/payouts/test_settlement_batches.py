@@ -141,6 +141,29 @@ async def test_a_batch_delivers_each_event_to_every_endpoint(
     assert [tuple(r) for r in delivered] == [(i, str(i), urls, 2, 2) for i in ids]
 
 
+async def test_a_batch_records_its_events_in_order_each_with_its_own_facts(
+    rt: Runtime, client: httpx.AsyncClient
+) -> None:
+    _, ids = await pending_cash_outs(rt, client, 3, "30.00")
+    statuses = ["ERROR", "CONFIRMED", "ERROR"]
+    order = [ids[2], ids[0], ids[1]]
+    async with rt.db.connection() as conn:
+        rows = await settle(conn, order, statuses)
+        assert [r["status"] for r in rows] == statuses
+        events = await conn.fetch(
+            "SELECT transaction_id, data -> 'payment' ->> 'id' AS id,"
+            " data -> 'payment' ->> 'status' AS status,"
+            " data -> 'payment' ->> 'endToEndId' AS e2e,"
+            " data -> 'original' AS original, data ->> 'version' AS version"
+            " FROM events e WHERE transaction_id = ANY($1) ORDER BY e.id",
+            ids,
+        )
+    assert [tuple(e) for e in events] == [
+        (i, str(i), status, f"E{i:031d}", None, "1")
+        for i, status in zip(order, statuses, strict=True)
+    ]
+
+
 async def test_a_batch_moves_the_account_row_once(rt: Runtime, client: httpx.AsyncClient) -> None:
     account_id, ids = await pending_cash_outs(rt, client, 3, "30.00")
     # the backend's counts not yet published, which may hold earlier statements' too

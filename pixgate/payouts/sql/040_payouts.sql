@@ -380,6 +380,8 @@ DECLARE
     v_settled transactions[];
     v_ord int[];
     v_type text[];
+    v_accounts bigint[];
+    v_ids bigint[];
     v_jobs bigint[];
     v_move record;
     k int;
@@ -408,15 +410,15 @@ BEGIN
         RETURNING t AS payout, a.n::int AS n, a.event_type
     )
     SELECT array_agg(s.payout ORDER BY s.n), array_agg(s.n ORDER BY s.n),
-           array_agg(s.event_type ORDER BY s.n)
-    INTO v_settled, v_ord, v_type
+           array_agg(s.event_type ORDER BY s.n),
+           array_agg((s.payout).account_id ORDER BY s.n), array_agg((s.payout).id ORDER BY s.n)
+    INTO v_settled, v_ord, v_type, v_accounts, v_ids
     FROM settled s;
     IF v_settled IS NOT NULL THEN
-        SELECT array_agg(e.jobs ORDER BY i) INTO v_jobs
-        FROM generate_subscripts(v_settled, 1) AS i
-        CROSS JOIN LATERAL record_event((v_settled[i]).account_id, v_type[i],
-                                        (v_settled[i]).id, '{}'::jsonb, p_job_kind,
-                                        p_max_runs) AS e;
+        SELECT array_agg(e.jobs ORDER BY e.ord) INTO v_jobs
+        FROM record_events(v_accounts, v_type, v_ids,
+                           array_fill('{}'::jsonb, ARRAY[cardinality(v_ids)]), p_job_kind,
+                           p_max_runs) AS e;
         FOR v_move IN
             WITH payout AS (
                 SELECT s.account_id, s.id, s.amount, s.fee, s.status = 'CONFIRMED' AS posted,
