@@ -75,8 +75,8 @@ BEGIN
     -- Each payment is found by its primary key alone, one lookup per event (the LIMIT keeps
     -- the planner from turning the lookups into a join, which a plan PL/pgSQL keeps for the
     -- session, made when the table was nearly empty, could do with a scan of the whole
-    -- table, slower with every payment), and its account checked after. The events' ids are drawn here, in order, so
-    -- that their deliveries can name them.
+    -- table, slower with every payment), and its account checked after. The events' ids
+    -- are drawn here, in order, so that their deliveries can name them.
     WITH src AS MATERIALIZED (
         SELECT u.n::int AS n, nextval('events_id_seq') AS id, gen_random_uuid() AS event_id,
                u.account_id, u.type, u.transaction_id,
