@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import string
+from collections import Counter
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pixgate.core import ids
 from pixgate.core.ids import TXID_PATTERN, is_end_to_end_id, is_txid, new_end_to_end_id, new_txid
 
 BRASILIA = timezone(timedelta(hours=-3))
@@ -104,3 +107,28 @@ class TestTxid:
     def test_pattern_is_the_central_banks(self) -> None:
         assert TXID_PATTERN.pattern == "^[a-zA-Z0-9]{26,35}$"
         assert isinstance(TXID_PATTERN, re.Pattern)
+
+
+class TestRandomCharacters:
+    """The random part of an id: every character as likely as any other, whatever bytes the
+    system's randomness gives."""
+
+    def test_each_character_from_as_many_byte_values(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        every_byte = itertools.cycle(range(256))
+        monkeypatch.setattr(ids.os, "urandom", lambda n: bytes(itertools.islice(every_byte, n)))
+        counts = Counter(new_txid(248))  # one draw of 256 bytes: each value once
+        assert set(counts) == ALNUM
+        assert set(counts.values()) == {4}  # 248 byte values kept, 4 per character
+
+    def test_bytes_that_would_favour_some_characters_are_drawn_again(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        draws: list[int] = []
+
+        def urandom(n: int) -> bytes:
+            draws.append(n)
+            return bytes([248 + len(draws) % 8] * n) if len(draws) == 1 else bytes([61] * n)
+
+        monkeypatch.setattr(ids.os, "urandom", urandom)
+        assert new_txid(11) == "9" * 11
+        assert len(draws) == 2  # the first draw was all above the last kept byte value
