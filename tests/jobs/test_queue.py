@@ -110,6 +110,25 @@ async def test_only_the_kinds_asked_for(rt: Runtime) -> None:
     assert (await job_row(rt, other))["status"] == "queued"
 
 
+async def test_a_claim_of_some_kinds_tells_only_their_next_time(rt: Runtime) -> None:
+    await add(rt, "test.a", run_in=10)
+    wanted = await add(rt, "test.b", run_in=30)
+    claimed = await claim(rt, kinds=["test.b"])
+    async with rt.db.connection() as conn:
+        run_at = await conn.fetchval("SELECT run_at FROM jobs WHERE id = $1", wanted)
+    assert claimed.jobs == []
+    assert claimed.next_at == run_at
+
+
+async def test_a_claim_of_some_kinds_marks_done_the_finished_jobs_of_any_kind(
+    rt: Runtime,
+) -> None:
+    finished = await add(rt, "test.a")
+    server = (await claim(rt, "w1")).server
+    await claim(rt, "w1", kinds=["test.b"], finished=jobs.Finished(server, [finished]))
+    assert (await job_row(rt, finished))["status"] == "done"
+
+
 async def test_finished_jobs_are_marked_done_by_their_own_worker_only(rt: Runtime) -> None:
     mine = await add(rt)
     server = (await claim(rt, "w1")).server
