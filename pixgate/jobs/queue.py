@@ -158,7 +158,7 @@ def _claim_sql(kind_filter: str) -> str:
 
     Two statements, one per filter, rather than one with `($n IS NULL OR kind = ANY($n))`:
     a plan kept for every call cannot simplify that disjunction, so PostgreSQL, finding the
-    plan for a known NULL cheaper, planned the statement again on many of its calls (0.6-0.8
+    plan for a known NULL cheaper, planned the statement again on many of its calls (0.6-1.0
     ms each, more than running it) instead of keeping one."""
     return f"""
         WITH done AS (
