@@ -260,9 +260,7 @@ def _measure(
 ) -> Run:
     harness = setup.harness
     deployment.upgrade()
-    created = [
-        deployment.account(raised_limits=harness.raised_limits) for _ in range(setup.accounts)
-    ]
+    created = deployment.accounts(setup.accounts, raised_limits=harness.raised_limits)
     with running(deployment, workers=setup.workers, job_workers=setup.job_workers) as gateway:
         creds = [credentials(gateway.base, account) for account in created]
         env = wrk_auth_env(creds) | {"BENCH_MODE": "cash-out"}

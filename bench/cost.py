@@ -360,7 +360,7 @@ def main() -> int:
     warmup = max(10, args.count // 10)
     try:
         deployment.upgrade()
-        quiet, hooked, charging = (deployment.account() for _ in range(3))
+        quiet, hooked, charging = deployment.accounts(3)
         with receiver() as hook:
             deployment.cli(
                 "webhooks", "add", "--account", str(hooked["accountId"]), "--event", "cash_out",

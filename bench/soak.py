@@ -706,7 +706,7 @@ def soak(
     fleet: Fleet | None = None
     try:
         deployment.upgrade()
-        accounts = [deployment.account() for _ in range(args.accounts)]
+        accounts = deployment.accounts(args.accounts)
         for account in accounts:
             for event in EVENTS:
                 deployment.cli(

@@ -148,7 +148,7 @@ def main() -> int:
     try:
         hook = f"http://127.0.0.1:{receiver_port}/hook"
         deployment.upgrade()
-        accounts = [deployment.account() for _ in range(args.accounts)]
+        accounts = deployment.accounts(args.accounts)
         for account in accounts:
             deployment.cli(
                 "webhooks",

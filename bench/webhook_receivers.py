@@ -195,7 +195,7 @@ def measure(args: argparse.Namespace, name: str, bad_options: list[str] | None) 
         receivers.append(start_receiver(bad_port, deployment.workdir / "bad.jsonl", bad_options))
     try:
         deployment.upgrade()
-        accounts = [deployment.account() for _ in range(args.accounts)]
+        accounts = deployment.accounts(args.accounts)
         for n, account in enumerate(accounts):
             hook = bad_hook if n == 0 and bad_options is not None else healthy_hook
             deployment.cli(
