@@ -1,7 +1,8 @@
 """What every bench shares: a fresh database, the gateway as a subprocess, wrk, pgbench, tables.
 
-The benches drive the gateway the way an operator would: `pixgate db upgrade`,
-`pixgate accounts create/update`, `pixgate serve` in a subprocess, and a token from
+The benches drive the gateway the way an operator would: `pixgate db upgrade`, accounts
+made by the service calls of `pixgate accounts create/update` (all of a run's in one process),
+`pixgate serve` in a subprocess, and a token from
 `POST /api/auth/token`, sent on every call with the client certificate it is bound to.
 Load comes from wrk (C, one thread by default so that it takes as little of the machine's
 cores as possible from the gateway it measures); the Lua scripts print their own JSON
