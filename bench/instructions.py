@@ -16,7 +16,10 @@ counted), one request at a time, so no batch is shared and every request does th
 settlement delay at 0 so that the job is due at once: the work of the job worker, for
 changes on that side. The process runs twice under callgrind, with `--warmup` requests and
 then N in one run, 4 x N in the other; the difference of the two counts divided by 3 x N is
-one request's instructions, without the start-up, imports and warm-up they share. With
+one request's instructions, without the exit they share. callgrind counts only from the end
+of the warm-up (`--instr-atstart=no`, then `callgrind_control -i on` when the process says it
+is warm): the start-up, the imports and the warm-up run uninstrumented, several times faster
+than counted, and are not in either count. With
 `--against DIR` (a checkout of another revision, e.g. `git worktree add /tmp/base HEAD~1`),
 the same is counted on that code in the same run, and the ratio printed.
 """
@@ -50,6 +53,8 @@ OPERATIONS = (
 )
 
 Call = Callable[[], Awaitable[None]]
+WARM = "warmed up"
+"""What the counted process prints once warm, then waits for a line on its standard input."""
 
 
 async def _asgi(
@@ -177,7 +182,11 @@ async def _child(
         app = create_app(settings, runtime=rt)
         tune_for_serving()  # as `pixgate serve` does once the app is built
         call = await _calls(app, rt, account, operation)
-        for _ in range(warmup + requests):
+        for _ in range(warmup):
+            await call()
+        print(WARM, flush=True)
+        sys.stdin.readline()  # until the parent has turned callgrind's instrumentation on
+        for _ in range(requests):
             await call()
 
 
@@ -218,6 +227,7 @@ def _instructions(
     command = [
         "valgrind",
         "--tool=callgrind",
+        "--instr-atstart=no",
         f"--callgrind-out-file={out}",
         sys.executable,
         __file__,
@@ -233,24 +243,35 @@ def _instructions(
     ]
     if against:
         command += ["--against", against]
-    done = subprocess.run(
+    with subprocess.Popen(
         command,
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         env=os.environ
         | {"PYTHONMALLOC": "malloc", "PYTHONHASHSEED": "0", "BENCH_ACCOUNT": account},
-        timeout=3600,
-    )
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if done.returncode != 0 or found is None:
-        raise RuntimeError(f"{operation} under callgrind failed:\n{done.stderr[-3000:]}")
+    ) as child:
+        assert child.stdin is not None and child.stdout is not None
+        for line in child.stdout:  # after whatever the start-up logged
+            if line.strip() == WARM:
+                subprocess.run(
+                    ["callgrind_control", "-i", "on", str(child.pid)],
+                    check=True,
+                    capture_output=True,
+                )
+                break
+        _, errors = child.communicate("\n", timeout=3600)
+    found = re.search(r"Collected : (\d+)", errors)
+    if child.returncode != 0 or found is None:
+        raise RuntimeError(f"{operation} under callgrind failed:\n{errors[-3000:]}")
     return int(found.group(1))
 
 
 def per_request(
     args: argparse.Namespace, url: str, operation: str, against: str | None, workdir: Path
 ) -> float:
-    """(count with 4 x N requests - count with N) / 3N: start-up and warm-up cancel out."""
+    """(count with 4 x N requests - count with N) / 3N: the exit they share cancels out."""
     prepare = [sys.executable, __file__, "--child", "--prepare", "--url", url]
     if against:
         prepare += ["--against", against]
