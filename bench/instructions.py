@@ -243,15 +243,19 @@ def _instructions(
     ]
     if against:
         command += ["--against", against]
-    with subprocess.Popen(
-        command,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=os.environ
-        | {"PYTHONMALLOC": "malloc", "PYTHONHASHSEED": "0", "BENCH_ACCOUNT": account},
-    ) as child:
+    report = out.parent / f"{out.name}.stderr"  # a file, not a pipe: read once it has ended
+    with (
+        report.open("w") as stderr,
+        subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            env=os.environ
+            | {"PYTHONMALLOC": "malloc", "PYTHONHASHSEED": "0", "BENCH_ACCOUNT": account},
+        ) as child,
+    ):
         assert child.stdin is not None and child.stdout is not None
         for line in child.stdout:  # after whatever the start-up logged
             if line.strip() == WARM:
@@ -261,7 +265,8 @@ def _instructions(
                     capture_output=True,
                 )
                 break
-        _, errors = child.communicate("\n", timeout=3600)
+        child.communicate("\n", timeout=3600)
+    errors = report.read_text()
     found = re.search(r"Collected : (\d+)", errors)
     if child.returncode != 0 or found is None:
         raise RuntimeError(f"{operation} under callgrind failed:\n{errors[-3000:]}")
