@@ -185,11 +185,14 @@ def free_port() -> int:
 
 _MAKE_ACCOUNTS = """
 import json, sys
+from decimal import Decimal
 from pixgate.accounts.service import accounts
 from pixgate.cli.common import run
+from pixgate.core.money import to_cents
 
 count, balance, raised = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "True"
-RAISED = {"transaction_limit": 10**11, "daily_limit": 10**11, "night_limit": 10**11}
+LIMIT = to_cents(Decimal("1000000000"))
+RAISED = {"transaction_limit": LIMIT, "daily_limit": LIMIT, "night_limit": LIMIT}
 
 async def make(rt):
     made = []
@@ -208,7 +211,7 @@ async def make(rt):
 print(json.dumps(run(make)))
 """
 """`Deployment.accounts`: the accounts made in one process, their limits raised to 1,000,000,000
-BRL each (in cents) as `pixgate accounts update` would set them."""
+BRL each, converted as `pixgate accounts update` converts them."""
 
 
 @dataclass
