@@ -9,7 +9,9 @@ import asyncio
 import subprocess
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
+import asyncpg
 import httpx
 import pytest
 
@@ -108,6 +110,36 @@ async def test_concurrent_cash_outs_through_pgbouncer_are_accepted_and_settled(
     async with rt.db.connection() as conn:
         available = await conn.fetchval("SELECT available FROM accounts WHERE id = $1", account_id)
     assert available == 100_000 - taken
+
+
+async def test_pool_connections_learn_their_types_in_a_transaction(
+    rt: Runtime,
+    base_settings: Settings,
+    bouncer: PgBouncer,
+    database_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """asyncpg learns a type from the catalog with JIT turned off by one statement and back
+    on by another. Behind PgBouncer only a transaction keeps the three on one server
+    connection; outside one the catalog query ran JIT-compiled, for a second or more, in the
+    middle of the first cash-outs of every new pool connection. Every type the pool's
+    connections learn while cash-outs are accepted and settled is learnt inside one."""
+    in_transaction: list[bool] = []
+    learn = asyncpg.Connection._introspect_types
+
+    async def recorded(self: asyncpg.Connection, *args: Any) -> Any:
+        in_transaction.append(self.is_in_transaction())
+        return await learn(self, *args)
+
+    monkeypatch.setattr(asyncpg.Connection, "_introspect_types", recorded)
+    settings = pooled_settings(base_settings, bouncer, database_url, direct=True)
+    assert settings.database_url is not None
+    async with build_runtime(settings, settings.database_url) as runtime:
+        account_id, statuses = await cash_outs(runtime)
+        await drain(runtime)
+    assert statuses == [201] * PAYMENTS
+    assert (await settled(rt, account_id))[0::2] == (PAYMENTS, 0)
+    assert in_transaction and all(in_transaction), in_transaction
 
 
 async def test_a_worker_behind_pgbouncer_listens_on_postgresql_itself(
