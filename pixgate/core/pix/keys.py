@@ -10,7 +10,6 @@ other scripts and a trailing newline never pass.
 from __future__ import annotations
 
 import re
-import uuid
 from enum import StrEnum
 from typing import Literal
 
@@ -195,6 +194,18 @@ def detect_key_type(key: str) -> DetectedKeyType | None:
     return None
 
 
+def _canonical_evp(value: str, key: str) -> str:
+    """`str(uuid.UUID(value))`, spelled out: the forms `is_evp` takes need only lowercase
+    letters and, for the 32-hex form, the hyphens put in; every cash-out to a random key
+    pays for this, and parsing the UUID to print it again cost five times more."""
+    if _UUID_HYPHENATED.fullmatch(value):
+        return value.lower()
+    if _UUID_PLAIN.fullmatch(value) is None:
+        raise ValueError(f"{key!r} is not a random key")
+    h = value.lower()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
 def normalize_key(key: str, key_type: str) -> str:
     """One canonical spelling per key, so every spelling of a key matches the same rows.
 
@@ -213,8 +224,6 @@ def normalize_key(key: str, key_type: str) -> str:
         case "PHONE":
             return f"+55{value.removeprefix('+55')}"
         case "RANDOM" | "EVP":
-            if not is_evp(value):
-                raise ValueError(f"{key!r} is not a random key")
-            return str(uuid.UUID(value))
+            return _canonical_evp(value, key)
         case _:
             raise ValueError(f"unknown key type {key_type!r}")
