@@ -500,10 +500,12 @@ async def test_jobs_finishing_within_the_window_are_marked_done_together(
         await asyncio.sleep(0.05 * args.n)
 
     monkeypatch.setitem(HANDLERS, STAGGER.name, JobSpec(STAGGER, stagger))
+    # enqueued before the worker starts, so that its first claim takes all three and no
+    # wake-up heard later (the enqueue's) makes it claim again before they finish
+    async with rt.db.begin() as conn:
+        for n in range(3):
+            await jobs.enqueue(conn, STAGGER, Count(n))
     async with running_worker(rt, concurrency=4):
-        async with rt.db.begin() as conn:
-            for n in range(3):
-                await jobs.enqueue(conn, STAGGER, Count(n))
 
         async def done() -> bool:
             return await statuses(rt) == {"done": 3}
