@@ -108,7 +108,9 @@ ARRAY_TYPES = (
     "varchar", "bytea", "jsonb",
 )  # fmt: skip
 """The element types of the arrays the gateway's statements send and read (the batches send
-their elements as arrays), learnt by each pool connection as it opens (`_learn_types`)."""
+their elements as arrays), learnt by each pool connection as it opens (`_learn_types`). A
+statement that sends or reads an array of another type needs it added here: else, behind
+PgBouncer, its first use on each connection waits for the catalog query run with JIT."""
 
 
 async def _init_connection(conn: RawConnection) -> None:
