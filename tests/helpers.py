@@ -84,6 +84,17 @@ async def statements_waiting(batcher: Batcher[Any, Any], key: Hashable, count: i
             await asyncio.sleep(0.001)
 
 
+async def function_settings(rt: Runtime, name: str) -> list[str] | None:
+    """The settings a database function of the gateway sets for its calls (`SET ...`)."""
+    async with rt.db.connection() as conn:
+        settings: list[str] | None = await conn.fetchval(
+            "SELECT proconfig FROM pg_proc WHERE proname = $1"
+            " AND pronamespace = 'public'::regnamespace",
+            name,
+        )
+    return settings
+
+
 FOOTPRINT = {
     "transactions": "SELECT count(*) FROM transactions",
     "jobs": "SELECT count(*) FROM jobs",

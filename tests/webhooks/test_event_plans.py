@@ -7,12 +7,8 @@ element always looks cheaper than the generic plan, and planning took longer tha
 from __future__ import annotations
 
 from pixgate.runtime import Runtime
+from tests.helpers import function_settings
 
 
 async def test_record_events_keeps_one_plan_per_session(rt: Runtime) -> None:
-    async with rt.db.connection() as conn:
-        settings = await conn.fetchval(
-            "SELECT proconfig FROM pg_proc WHERE proname = 'record_events'"
-            " AND pronamespace = 'public'::regnamespace"
-        )
-    assert settings == ["plan_cache_mode=force_generic_plan"]
+    assert await function_settings(rt, "record_events") == ["plan_cache_mode=force_generic_plan"]

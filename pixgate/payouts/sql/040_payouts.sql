@@ -374,7 +374,15 @@ CREATE FUNCTION settle_payouts_together(
     p_error_code text[], p_error_message text[], p_processed_at timestamptz[],
     p_event_type text[], p_job_kind text, p_max_runs int
 ) RETURNS TABLE (ord int, account_id bigint, status text, jobs bigint)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+-- Its statements' plans are kept for the session, as record_events() keeps its own: left to
+-- choose, PostgreSQL planned the update of the payouts anew on every call once the table
+-- had statistics (a plan for the call's known arrays looks cheaper than the generic one),
+-- 0.24 ms a call, as long as running it when a few settlements go together. The generic
+-- plan looks each payout up by its primary key, and is made again when the table's
+-- statistics change.
+SET plan_cache_mode = force_generic_plan
+AS $$
 #variable_conflict use_column
 DECLARE
     v_settled transactions[];
