@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import re
 
 import httpx
 import pytest
@@ -36,6 +37,17 @@ async def test_metrics_count_requests_per_route(client: httpx.AsyncClient) -> No
 async def test_request_id_is_echoed(client: httpx.AsyncClient) -> None:
     response = await client.get("/healthz", headers={"X-Request-Id": "abc-123"})
     assert response.headers["x-request-id"] == "abc-123"
+
+
+async def test_request_id_is_made_in_nginx_form_when_none_is_sent(
+    client: httpx.AsyncClient,
+) -> None:
+    ids = [(await client.get("/healthz")).headers["x-request-id"] for _ in range(3)]
+    assert all(re.fullmatch(r"[0-9a-f]{32}", rid) for rid in ids), ids
+    assert len(set(ids)) == 3
+    error = await client.get("/nope")
+    assert error.json()["errorId"] == error.headers["x-request-id"]
+    assert re.fullmatch(r"[0-9a-f]{32}", error.headers["x-request-id"])
 
 
 async def test_openapi_documents_routes_and_errors(client: httpx.AsyncClient) -> None:

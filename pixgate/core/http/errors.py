@@ -17,7 +17,6 @@ endpoint (docs/errors.md has the table):
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -44,6 +43,7 @@ from pixgate.core.http import problems
 from pixgate.core.http.allow import allowed_methods
 from pixgate.core.http.error_schemas import ApiError, ErrorEnvelope, Problem, SimpleError
 from pixgate.core.http.json_body import shown_key
+from pixgate.core.http.middleware import new_request_id
 from pixgate.core.http.responses import JSONResponse
 from pixgate.core.http.routing import PixgateRoute
 
@@ -183,7 +183,7 @@ def problem(
 
 def request_id(request: Request) -> str:
     rid = getattr(request.state, "request_id", None)
-    return str(rid) if rid else str(uuid.uuid4())
+    return str(rid) if rid else new_request_id()
 
 
 def render(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import os
 import time
-import uuid
 
 import structlog
 from prometheus_client import Counter, Histogram
@@ -45,7 +45,7 @@ class RequestContext:
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])
-        rid = headers.get(b"x-request-id", b"").decode("latin-1")[:64] or str(uuid.uuid4())
+        rid = headers.get(b"x-request-id", b"").decode("latin-1")[:64] or new_request_id()
         scope.setdefault("state", {})["request_id"] = rid
         # reset (not cleared) at the end: clearing walks every context variable of the
         # process, a few per cent of a trivial request
@@ -97,6 +97,13 @@ class RequestContext:
             return message
 
         return limited
+
+
+def new_request_id() -> str:
+    """32 hex digits from 16 random bytes: the form of nginx's `$request_id`, so an id reads
+    the same whether the proxy or the gateway made it. A `uuid4()` string took five times as
+    long (3.3 against 0.6 us), on every request that came without one."""
+    return os.urandom(16).hex()
 
 
 def route_template(scope: Scope) -> str:
