@@ -9,7 +9,7 @@ from datetime import datetime
 from pixgate.charges.queries.charges import Charge
 from pixgate.charges.queries.locations import Location
 from pixgate.core.db.pool import Connection
-from pixgate.ledger.public import Transaction
+from pixgate.ledger.public import TRANSACTIONS_BY_IDS, Transaction
 
 _FILTER = """
     FROM charges c
@@ -82,7 +82,5 @@ async def locations_of(conn: Connection, charge_ids: list[int]) -> dict[int, Loc
 
 async def payments_of(conn: Connection, transaction_ids: list[int]) -> dict[int, Transaction]:
     """The PAYMENT transactions of these charges, by their numeric id."""
-    rows = await conn.fetch(
-        "SELECT * FROM transactions WHERE id = ANY($1::bigint[])", transaction_ids
-    )
+    rows = await conn.fetch(TRANSACTIONS_BY_IDS, transaction_ids)
     return {r["id"]: Transaction.from_record(r) for r in rows}

@@ -78,6 +78,13 @@ _OPERATIONS = {member.value: member for member in OperationType}
 _STATUSES = {member.value: member for member in TransactionStatus}
 
 
+BY_IDS = "SELECT * FROM transactions_by_ids($1::bigint[])"
+"""Whole rows (`Transaction.from_record`) by their primary keys, `$1` an array; a key not
+found has no row, a key asked twice has two. Each key is looked up by the primary key,
+whatever the table's size, with a plan made once per session (`transactions_by_ids()`,
+`sql/011_transaction_reads.sql`)."""
+
+
 _COLUMNS = {
     "status": "status",
     "operation": "operation",

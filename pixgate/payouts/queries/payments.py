@@ -21,7 +21,7 @@ from pixgate.core.db.faults import Refused
 from pixgate.core.db.pool import Connection, Database
 from pixgate.core.labels import TransactionStatus
 from pixgate.jobs.public import DELIVER_WEBHOOK, JobKind, SettlePayout, wake_workers
-from pixgate.ledger.public import Transaction
+from pixgate.ledger.public import TRANSACTIONS_BY_IDS, Transaction
 from pixgate.payouts.rules import AcceptMode, Window
 
 T = TypeVar("T")
@@ -109,9 +109,7 @@ async def insert_pending(
     return None if row is None else Transaction.from_record(row)
 
 
-TRANSACTIONS_BY_ID = read_by_key(
-    "SELECT * FROM transactions WHERE id = ANY($1::bigint[])", "id", Transaction.from_record
-)
+TRANSACTIONS_BY_ID = read_by_key(TRANSACTIONS_BY_IDS, "id", Transaction.from_record)
 
 
 async def get(db: Database, transaction_id: int) -> Transaction | None:

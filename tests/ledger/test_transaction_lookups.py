@@ -1,0 +1,58 @@
+"""Transactions read by their keys are looked up by the primary key, however young the table.
+
+PostgreSQL keeps the plan `transactions_by_ids()` makes for the session, and a plan made
+while the table was nearly empty (a new deployment's first minute) that scanned the table
+would then read every payment on every call, more with each new one."""
+
+from __future__ import annotations
+
+import asyncpg
+
+from pixgate.core.labels import OperationType
+from pixgate.ledger.public import TRANSACTIONS_BY_IDS, Transaction
+from pixgate.runtime import Runtime
+from tests.helpers import make_account
+
+
+async def test_the_plan_made_on_an_empty_table_looks_each_key_up(database_url: str) -> None:
+    plans: list[str] = []
+    conn = await asyncpg.connect(database_url)
+    try:
+        conn.add_log_listener(lambda _, message: plans.append(message.message))
+        async with conn.transaction():
+            # An empty `transactions` with the same indexes, found first on the search
+            # path: the table as the planner sees it before its first ANALYZE.
+            await conn.execute(
+                "CREATE TEMP TABLE transactions (LIKE public.transactions INCLUDING ALL)"
+                " ON COMMIT DROP;"
+                "LOAD 'auto_explain';"
+                "SET LOCAL auto_explain.log_min_duration = 0;"
+                "SET LOCAL auto_explain.log_nested_statements = on;"
+                "SET LOCAL client_min_messages = log"
+            )
+            await conn.fetch(TRANSACTIONS_BY_IDS, [1, 2])
+    finally:
+        await conn.close()
+    plan = next(p for p in plans if "p_ids" in p)  # the function's own statement
+    assert "Seq Scan on transactions" not in plan, plan
+    assert "Index Scan using transactions_pkey on transactions" in plan, plan
+
+
+async def test_rows_come_whole_one_per_key_found(rt: Runtime) -> None:
+    account = await make_account(rt, balance="50.00")
+    async with rt.db.connection() as conn:
+        ids = [
+            await conn.fetchval(
+                "INSERT INTO transactions (account_id, operation, kind, status, amount)"
+                " VALUES ($1, 'PAYMENT', 'cash_in', 'PENDING', $2) RETURNING id",
+                account.account_id,
+                cents,
+            )
+            for cents in (100, 250)
+        ]
+        rows = await conn.fetch(TRANSACTIONS_BY_IDS, [ids[1], -1, ids[0], ids[1]])
+    found = [Transaction.from_record(row) for row in rows]
+    assert [(t.id, t.amount) for t in found] == [(ids[1], 250), (ids[0], 100), (ids[1], 250)]
+    assert {(t.account_id, t.operation) for t in found} == {
+        (account.account_id, OperationType.PAYMENT)
+    }
