@@ -378,7 +378,7 @@ LANGUAGE plpgsql
 -- Its statements' plans are kept for the session, as record_events() keeps its own: left to
 -- choose, PostgreSQL planned the update of the payouts anew on every call once the table
 -- had statistics (a plan for the call's known arrays looks cheaper than the generic one),
--- 0.24 ms a call, as long as running it when a few settlements go together. The generic
+-- 0.24-0.38 ms a call, as long as running it when a few settlements go together. The generic
 -- plan looks each payout up by its primary key, and is made again when the table's
 -- statistics change.
 SET plan_cache_mode = force_generic_plan
