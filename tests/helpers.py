@@ -9,11 +9,13 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
+import asyncpg
 import httpx
 
 from pixgate.accounts.queries.accounts import TermsCache
 from pixgate.accounts.service import accounts
 from pixgate.core.db.batches import Batcher
+from pixgate.core.db.pool import Connection
 from pixgate.jobs.worker import Worker
 from pixgate.runtime import Runtime
 
@@ -75,6 +77,40 @@ async def bearer(client: httpx.AsyncClient, account: accounts.NewAccount) -> dic
     )
     assert response.status_code == 201, response.text
     return {"Authorization": f"Bearer {response.json()['access_token']}", **certificate}
+
+
+async def plan_on_an_empty_table(database_url: str, marker: str, query: str, *args: Any) -> str:
+    """The plan PostgreSQL made for the statement whose plan shows `marker`, while `query` ran
+    against an empty `transactions` with the same indexes (a temporary table, found first on
+    the search path): the table as the planner sees it before its first ANALYZE. A plan a
+    database function keeps for the session may be made then."""
+    plans: list[str] = []
+    conn = await asyncpg.connect(database_url)
+    try:
+        conn.add_log_listener(lambda _, message: plans.append(message.message))
+        async with conn.transaction():
+            await conn.execute(
+                "CREATE TEMP TABLE transactions (LIKE public.transactions INCLUDING ALL)"
+                " ON COMMIT DROP;"
+                "LOAD 'auto_explain';"
+                "SET LOCAL auto_explain.log_min_duration = 0;"
+                "SET LOCAL auto_explain.log_nested_statements = on;"
+                "SET LOCAL client_min_messages = log"
+            )
+            await conn.fetch(query, *args)
+    finally:
+        await conn.close()
+    return next(plan for plan in plans if marker in plan)
+
+
+async def waiting_for_a_lock(observer: Connection, pid: int) -> None:
+    """Until the backend `pid` waits for a lock that another transaction holds."""
+    async with asyncio.timeout(10):
+        while not await observer.fetchval(  # noqa: ASYNC110 - the state is in the database
+            "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'",
+            pid,
+        ):
+            await asyncio.sleep(0.01)
 
 
 async def statements_waiting(batcher: Batcher[Any, Any], key: Hashable, count: int) -> None:

@@ -6,34 +6,15 @@ would then read every payment on every call, more with each new one."""
 
 from __future__ import annotations
 
-import asyncpg
-
 from pixgate.core.labels import OperationType
 from pixgate.ledger.public import TRANSACTIONS_BY_IDS, Transaction
 from pixgate.runtime import Runtime
-from tests.helpers import make_account
+from tests.helpers import make_account, plan_on_an_empty_table
 
 
 async def test_the_plan_made_on_an_empty_table_looks_each_key_up(database_url: str) -> None:
-    plans: list[str] = []
-    conn = await asyncpg.connect(database_url)
-    try:
-        conn.add_log_listener(lambda _, message: plans.append(message.message))
-        async with conn.transaction():
-            # An empty `transactions` with the same indexes, found first on the search
-            # path: the table as the planner sees it before its first ANALYZE.
-            await conn.execute(
-                "CREATE TEMP TABLE transactions (LIKE public.transactions INCLUDING ALL)"
-                " ON COMMIT DROP;"
-                "LOAD 'auto_explain';"
-                "SET LOCAL auto_explain.log_min_duration = 0;"
-                "SET LOCAL auto_explain.log_nested_statements = on;"
-                "SET LOCAL client_min_messages = log"
-            )
-            await conn.fetch(TRANSACTIONS_BY_IDS, [1, 2])
-    finally:
-        await conn.close()
-    plan = next(p for p in plans if "p_ids" in p)  # the function's own statement
+    # the function's own statement
+    plan = await plan_on_an_empty_table(database_url, "p_ids", TRANSACTIONS_BY_IDS, [1, 2])
     assert "Seq Scan on transactions" not in plan, plan
     assert "Index Scan using transactions_pkey on transactions" in plan, plan
 

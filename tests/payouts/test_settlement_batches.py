@@ -4,19 +4,23 @@ cannot settle refused alone. Driven on real PostgreSQL with the statement the wo
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from collections.abc import Awaitable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
+from pixgate.core.db.pool import Connection
 from pixgate.jobs.public import DELIVER_WEBHOOK
 from pixgate.runtime import Runtime
-from tests.helpers import balance, bearer, make_account
+from tests.helpers import balance, bearer, make_account, waiting_for_a_lock
 
 PATH = "/api/pix/cash-out"
 EVP = "123e4567-e12b-42d3-a456-426614174000"
 CPF = "52998224725"
+T = TypeVar("T")
 
 
 async def pending_cash_outs(
@@ -68,6 +72,23 @@ async def settle(conn: Any, ids: list[int], statuses: list[str]) -> list[Any]:
             DELIVER_WEBHOOK.max_attempts,
         )
     )
+
+
+async def settle_behind(
+    first: Connection,
+    second: Connection,
+    locking: Awaitable[T],
+    ids: list[int],
+    statuses: list[str],
+) -> tuple[T, list[Any]]:
+    """`locking` in a transaction of `first`, then the worker's statement for `ids` on
+    `second`, which waits for rows `locking` locked until that transaction commits: the
+    results of both."""
+    async with first.transaction():
+        held = await locking
+        late = asyncio.create_task(settle(second, ids, statuses))
+        await waiting_for_a_lock(first, second.get_server_pid())
+    return held, await late
 
 
 async def statuses_of(conn: Any, ids: list[int]) -> dict[int, str]:
@@ -187,4 +208,58 @@ async def test_a_payout_that_cannot_settle_is_refused_alone(
         assert rows[1]["err_state"] == "23514"  # the status CHECK
         statuses = await statuses_of(conn, [a, b, c])
     assert statuses == {a: "CONFIRMED", b: "PENDING", c: "CONFIRMED"}
+    assert await balance(rt, account_id) == (0, 1000)
+
+
+async def test_two_batches_of_the_same_payouts_settle_each_once(
+    rt: Runtime, client: httpx.AsyncClient
+) -> None:
+    # two more held, so that the balance's own guard would not catch a second settlement
+    account_id, (a, b, _, _) = await pending_cash_outs(rt, client, 4, "40.00")
+    async with rt.db.connection() as first, rt.db.connection() as second:
+        # the second batch waits for the first's locks on the payouts it settles
+        won, lost = await settle_behind(
+            first,
+            second,
+            settle(first, [a, b], ["CONFIRMED", "CONFIRMED"]),
+            [b, a],
+            ["ERROR", "ERROR"],
+        )
+        statuses = await statuses_of(first, [a, b])
+        events = await first.fetchval(
+            "SELECT count(*) FROM events WHERE transaction_id = ANY($1)", [a, b]
+        )
+        memos = await first.fetch(
+            "SELECT memo, count(*) FROM ledger_postings WHERE transaction_id = ANY($1)"
+            " GROUP BY 1 ORDER BY 1",
+            [a, b],
+        )
+    assert [r["status"] for r in won] == ["CONFIRMED", "CONFIRMED"]
+    assert [(r["status"], r["err_state"]) for r in lost] == [(None, None), (None, None)]
+    assert statuses == {a: "CONFIRMED", b: "CONFIRMED"}
+    assert events == 2
+    assert [tuple(m) for m in memos] == [("hold", 4), ("post", 6)]
+    assert await balance(rt, account_id) == (0, 2000)
+
+
+async def test_a_batch_whose_payout_changed_meanwhile_settles_one_by_one(
+    rt: Runtime, client: httpx.AsyncClient
+) -> None:
+    account_id, (a, b, _) = await pending_cash_outs(rt, client, 3, "30.00")
+    async with rt.db.connection() as first, rt.db.connection() as second:
+        # a change that leaves the payout PENDING, committed while the batch waits for it
+        _, rows = await settle_behind(
+            first,
+            second,
+            first.execute("UPDATE transactions SET description = 'meanwhile' WHERE id = $1", a),
+            [a, b],
+            ["CONFIRMED", "CONFIRMED"],
+        )
+        statuses = await statuses_of(first, [a, b])
+        events = await first.fetchval(
+            "SELECT count(*) FROM events WHERE transaction_id = ANY($1)", [a, b]
+        )
+    assert [(r["status"], r["err_state"]) for r in rows] == [("CONFIRMED", None)] * 2
+    assert statuses == {a: "CONFIRMED", b: "CONFIRMED"}
+    assert events == 2
     assert await balance(rt, account_id) == (0, 1000)

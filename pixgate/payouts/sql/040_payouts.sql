@@ -378,10 +378,16 @@ LANGUAGE plpgsql
 -- Its statements' plans are kept for the session, as record_events() keeps its own: left to
 -- choose, PostgreSQL planned the update of the payouts anew on every call once the table
 -- had statistics (a plan for the call's known arrays looks cheaper than the generic one),
--- 0.24-0.38 ms a call, as long as running it when a few settlements go together. The generic
--- plan looks each payout up by its primary key, and is made again when the table's
--- statistics change.
+-- 0.24-0.38 ms a call, as long as running it when a few settlements go together. A plan kept
+-- for the session must read each payout by its key however young the table was when it was
+-- made: a plan made in a new database's first minute that scanned `transactions` (or its
+-- status index) for the PENDING rows read the whole table on every call, longer with every
+-- payment, until autovacuum's first ANALYZE. So each payout is found by its primary key
+-- (a lookup the planner cannot turn into a scan) and locked as it is found, then updated by
+-- its row address; with sequential scans off, the only plan left for that update is a TID
+-- lookup. Everything this function and those it calls read is read by key.
 SET plan_cache_mode = force_generic_plan
+SET enable_seqscan = off
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -390,6 +396,7 @@ DECLARE
     v_type text[];
     v_accounts bigint[];
     v_ids bigint[];
+    v_locked bigint;
     v_jobs bigint[];
     v_move record;
     k int;
@@ -402,6 +409,18 @@ BEGIN
              AS a(id, status, end_to_end_id, counterpart, counterpart_ispb,
                   counterpart_account, error_code, error_message, processed_at, event_type, n)
         ORDER BY a.id, a.n
+    ), pending AS (
+        -- locked while PENDING, so no other settlement can change them before the update;
+        -- one that settled them first (waited for here) leaves them out. A row another
+        -- transaction changed otherwise, since this statement began, is locked in a version
+        -- the update cannot see: it is counted here, and the call fails whole (below).
+        SELECT a.*, x.tid
+        FROM asked a
+        CROSS JOIN LATERAL (
+            SELECT y.ctid AS tid FROM transactions y
+            WHERE y.id = a.id AND y.status = 'PENDING'
+            FOR NO KEY UPDATE
+        ) AS x
     ), settled AS (
         UPDATE transactions t
         SET status = a.status, end_to_end_id = coalesce(t.end_to_end_id, a.end_to_end_id),
@@ -413,15 +432,19 @@ BEGIN
                                           ELSE a.counterpart_account END,
             error_code = a.error_code, error_message = a.error_message,
             processed_at = a.processed_at
-        FROM asked a
-        WHERE t.id = a.id AND t.status = 'PENDING'
+        FROM pending a
+        WHERE t.ctid = a.tid
         RETURNING t AS payout, a.n::int AS n, a.event_type
     )
     SELECT array_agg(s.payout ORDER BY s.n), array_agg(s.n ORDER BY s.n),
            array_agg(s.event_type ORDER BY s.n),
-           array_agg((s.payout).account_id ORDER BY s.n), array_agg((s.payout).id ORDER BY s.n)
-    INTO v_settled, v_ord, v_type, v_accounts, v_ids
+           array_agg((s.payout).account_id ORDER BY s.n), array_agg((s.payout).id ORDER BY s.n),
+           (SELECT count(*) FROM pending)
+    INTO v_settled, v_ord, v_type, v_accounts, v_ids, v_locked
     FROM settled s;
+    IF v_locked <> coalesce(cardinality(v_ids), 0) THEN
+        RAISE EXCEPTION 'a payout changed while it was being settled';  -- one by one instead
+    END IF;
     IF v_settled IS NOT NULL THEN
         SELECT array_agg(e.jobs ORDER BY e.ord) INTO v_jobs
         FROM record_events(v_accounts, v_type, v_ids,
