@@ -79,28 +79,46 @@ async def bearer(client: httpx.AsyncClient, account: accounts.NewAccount) -> dic
     return {"Authorization": f"Bearer {response.json()['access_token']}", **certificate}
 
 
-async def plan_on_an_empty_table(database_url: str, marker: str, query: str, *args: Any) -> str:
+async def plan_on_an_empty_table(
+    database_url: str, marker: str, query: str, *args: Any, table: str = "transactions"
+) -> str:
     """The plan PostgreSQL made for the statement whose plan shows `marker`, while `query` ran
-    against an empty `transactions` with the same indexes (a temporary table, found first on
-    the search path): the table as the planner sees it before its first ANALYZE. A plan a
-    database function keeps for the session may be made then."""
+    against an empty `table` with the same indexes (a temporary table, found first on the
+    search path): the table as the planner sees it before its first ANALYZE. A plan a
+    connection or a database function keeps for the session may be made then."""
     plans: list[str] = []
     conn = await asyncpg.connect(database_url)
     try:
         conn.add_log_listener(lambda _, message: plans.append(message.message))
         async with conn.transaction():
             await conn.execute(
-                "CREATE TEMP TABLE transactions (LIKE public.transactions INCLUDING ALL)"
+                f"CREATE TEMP TABLE {table} (LIKE public.{table} INCLUDING ALL)"
                 " ON COMMIT DROP;"
                 "LOAD 'auto_explain';"
                 "SET LOCAL auto_explain.log_min_duration = 0;"
                 "SET LOCAL auto_explain.log_nested_statements = on;"
-                "SET LOCAL client_min_messages = log"
+                "SET LOCAL client_min_messages = log;"
+                # the plan kept for every later call, not one for this call's arguments
+                "SET LOCAL plan_cache_mode = force_generic_plan"
             )
             await conn.fetch(query, *args)
     finally:
         await conn.close()
     return next(plan for plan in plans if marker in plan)
+
+
+async def pending_payments(conn: Connection, account_id: int, amounts: list[int]) -> list[int]:
+    """PENDING incoming payments of the account written straight into `transactions`, one per
+    amount (cents): rows to read back, which no ledger check counts. Their ids."""
+    return [
+        await conn.fetchval(
+            "INSERT INTO transactions (account_id, operation, kind, status, amount)"
+            " VALUES ($1, 'PAYMENT', 'cash_in', 'PENDING', $2) RETURNING id",
+            account_id,
+            cents,
+        )
+        for cents in amounts
+    ]
 
 
 async def waiting_for_a_lock(observer: Connection, pid: int) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pixgate.core.labels import OperationType
 from pixgate.ledger.public import TRANSACTIONS_BY_IDS, Transaction
 from pixgate.runtime import Runtime
-from tests.helpers import make_account, plan_on_an_empty_table
+from tests.helpers import make_account, pending_payments, plan_on_an_empty_table
 
 
 async def test_the_plan_made_on_an_empty_table_looks_each_key_up(database_url: str) -> None:
@@ -22,15 +22,7 @@ async def test_the_plan_made_on_an_empty_table_looks_each_key_up(database_url: s
 async def test_rows_come_whole_one_per_key_found(rt: Runtime) -> None:
     account = await make_account(rt, balance="50.00")
     async with rt.db.connection() as conn:
-        ids = [
-            await conn.fetchval(
-                "INSERT INTO transactions (account_id, operation, kind, status, amount)"
-                " VALUES ($1, 'PAYMENT', 'cash_in', 'PENDING', $2) RETURNING id",
-                account.account_id,
-                cents,
-            )
-            for cents in (100, 250)
-        ]
+        ids = await pending_payments(conn, account.account_id, [100, 250])
         rows = await conn.fetch(TRANSACTIONS_BY_IDS, [ids[1], -1, ids[0], ids[1]])
     found = [Transaction.from_record(row) for row in rows]
     assert [(t.id, t.amount) for t in found] == [(ids[1], 250), (ids[0], 100), (ids[1], 250)]
