@@ -107,20 +107,6 @@ async def plan_on_an_empty_table(
     return next(plan for plan in plans if marker in plan)
 
 
-async def pending_payments(conn: Connection, account_id: int, amounts: list[int]) -> list[int]:
-    """PENDING incoming payments of the account written straight into `transactions`, one per
-    amount (cents): rows to read back, which no ledger check counts. Their ids."""
-    return [
-        await conn.fetchval(
-            "INSERT INTO transactions (account_id, operation, kind, status, amount)"
-            " VALUES ($1, 'PAYMENT', 'cash_in', 'PENDING', $2) RETURNING id",
-            account_id,
-            cents,
-        )
-        for cents in amounts
-    ]
-
-
 async def waiting_for_a_lock(observer: Connection, pid: int) -> None:
     """Until the backend `pid` waits for a lock that another transaction holds."""
     async with asyncio.timeout(10):

@@ -6,10 +6,13 @@ would then read every payment on every call, more with each new one."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from pixgate.core.labels import OperationType
 from pixgate.ledger.public import TRANSACTIONS_BY_IDS, Transaction
 from pixgate.runtime import Runtime
-from tests.helpers import make_account, pending_payments, plan_on_an_empty_table
+from tests.builders import insert_transactions
+from tests.helpers import make_account, plan_on_an_empty_table
 
 
 async def test_the_plan_made_on_an_empty_table_looks_each_key_up(database_url: str) -> None:
@@ -21,8 +24,22 @@ async def test_the_plan_made_on_an_empty_table_looks_each_key_up(database_url: s
 
 async def test_rows_come_whole_one_per_key_found(rt: Runtime) -> None:
     account = await make_account(rt, balance="50.00")
+    now = datetime.now(UTC)
+    ids = [
+        (
+            await insert_transactions(
+                rt,
+                account.account_id,
+                1,
+                newest=now,
+                amount=cents,
+                operation="PAYMENT",
+                prefix=f"read-{cents}",
+            )
+        )[0]
+        for cents in (100, 250)
+    ]
     async with rt.db.connection() as conn:
-        ids = await pending_payments(conn, account.account_id, [100, 250])
         rows = await conn.fetch(TRANSACTIONS_BY_IDS, [ids[1], -1, ids[0], ids[1]])
     found = [Transaction.from_record(row) for row in rows]
     assert [(t.id, t.amount) for t in found] == [(ids[1], 250), (ids[0], 100), (ids[1], 250)]

@@ -6,10 +6,12 @@ while it was nearly empty read all of it on every settlement."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 from pixgate.runtime import Runtime
 from pixgate.sandbox.queries import VIEWS, payment_view
-from tests.helpers import make_account, pending_payments, plan_on_an_empty_table
+from tests.builders import insert_transactions
+from tests.helpers import make_account, plan_on_an_empty_table
 
 EVP = "123e4567-e12b-42d3-a456-426614174000"
 
@@ -29,8 +31,8 @@ async def test_the_plan_made_on_an_empty_table_looks_each_payout_up(database_url
 
 async def test_each_payout_gets_its_own_instructions_or_none(rt: Runtime) -> None:
     account = await make_account(rt, balance="50.00")
+    ids = await insert_transactions(rt, account.account_id, 3, newest=datetime.now(UTC))
     async with rt.db.connection() as conn:
-        ids = await pending_payments(conn, account.account_id, [100, 100, 100])
         await conn.executemany(
             "INSERT INTO provider_instructions (transaction_id, value) VALUES ($1, $2)",
             [(ids[0], "first"), (ids[2], "third")],
