@@ -336,13 +336,11 @@ class Worker:
             inflight.discard(task)
             self._running.pop(task, None)
             self._webhooks.discard(task)
-            # marked done by a claim on the server that took its work (_claim_into): at once
-            # when it was the last job running, else within the window, with the jobs that
-            # finish meanwhile (a failover in between only makes them run again)
-            if inflight:
-                self._claim_soon()
-            else:
-                self._claim()
+            # marked done by a claim on the server that took its work (_claim_into), within
+            # the window, with the jobs that finish meanwhile (a failover in between only
+            # makes them run again); the last job running waits it too, so that its claim
+            # takes the jobs falling due meanwhile together rather than the first few alone
+            self._claim_soon()
 
         return done
 

@@ -478,6 +478,40 @@ async def test_jobs_falling_due_within_the_window_are_claimed_together(
     assert [n for n in claims if n] == claimed
 
 
+@pytest.mark.parametrize(("window_ms", "claimed"), [(600.0, [1, 2]), (0.0, [1, 1, 1])])
+async def test_the_claim_after_the_last_job_finishes_waits_the_window(
+    rt: Runtime,
+    monkeypatch: pytest.MonkeyPatch,
+    window_ms: float,
+    claimed: list[int],
+) -> None:
+    """At a steady trickle of settlements, a claim's jobs are still running when the next
+    fall due. The claim that marks the last of them done waits the window too: claimed as
+    that job finished, the jobs due by then would go alone, a claim and a settlement each,
+    and the window would never gather them."""
+    monkeypatch.setattr(worker_module, "IDLE_POLL_SECONDS", 60.0)
+    rt.settings = rt.settings.model_copy(update={"job_window_ms": window_ms})
+    claims = counting_claims(monkeypatch)
+    ran: list[int] = []
+
+    async def slow_first(rt: Runtime, args: Count) -> None:
+        await asyncio.sleep(0.3 if args.n == 0 else 0)
+        ran.append(args.n)
+
+    monkeypatch.setitem(HANDLERS, COUNT.name, JobSpec(COUNT, slow_first))
+    start = datetime.now(UTC)
+    async with rt.db.begin() as conn:  # due at 0 (runs 0.3 s), 0.1 s and 0.4 s
+        for n, due in enumerate((0.0, 0.1, 0.4)):
+            await jobs.enqueue(conn, COUNT, Count(n), run_at=start + timedelta(seconds=due))
+    async with running_worker(rt):
+
+        async def all_ran() -> bool:
+            return sorted(ran) == [0, 1, 2]
+
+        await until(all_ran)
+    assert [n for n in claims if n] == claimed
+
+
 STAGGER = jobs.JobKind("test.stagger", Count)
 
 
