@@ -478,7 +478,7 @@ async def test_jobs_falling_due_within_the_window_are_claimed_together(
     assert [n for n in claims if n] == claimed
 
 
-@pytest.mark.parametrize(("window_ms", "claimed"), [(600.0, [1, 2]), (0.0, [1, 1, 1])])
+@pytest.mark.parametrize(("window_ms", "claimed"), [(1000.0, [1, 2]), (0.0, [1, 1, 1])])
 async def test_the_claim_after_the_last_job_finishes_waits_the_window(
     rt: Runtime,
     monkeypatch: pytest.MonkeyPatch,
@@ -495,13 +495,15 @@ async def test_the_claim_after_the_last_job_finishes_waits_the_window(
     ran: list[int] = []
 
     async def slow_first(rt: Runtime, args: Count) -> None:
-        await asyncio.sleep(0.3 if args.n == 0 else 0)
+        await asyncio.sleep(0.6 if args.n == 0 else 0)
         ran.append(args.n)
 
     monkeypatch.setitem(HANDLERS, COUNT.name, JobSpec(COUNT, slow_first))
     start = datetime.now(UTC)
-    async with rt.db.begin() as conn:  # due at 0 (runs 0.3 s), 0.1 s and 0.4 s
-        for n, due in enumerate((0.0, 0.1, 0.4)):
+    # due at 0 (runs 0.6 s), 0.3 s and 0.9 s: the second falls due while the first runs, the
+    # third after it finished and before the window after the second has passed
+    async with rt.db.begin() as conn:
+        for n, due in enumerate((0.0, 0.3, 0.9)):
             await jobs.enqueue(conn, COUNT, Count(n), run_at=start + timedelta(seconds=due))
     async with running_worker(rt):
 
