@@ -144,9 +144,10 @@ LEFT JOIN LATERAL (
 ORDER BY a.ord
 """
 """Each key's entries and each payout's instructions, in the order asked. The instructions are
-looked up by the payout's key (a LATERAL lookup of one row): a connection keeps the plan it
-made for this statement, and a join planned while the table, which gains a row with every
-payout, was nearly empty read all of it on every call."""
+looked up by the payout's key (a LATERAL lookup of one row; its LIMIT, needless on a primary
+key, keeps PostgreSQL from folding it back into a join): a connection keeps the plan it made
+for this statement, and a join planned while the table, which gains a row with every payout,
+was nearly empty read all of it on every call."""
 
 
 async def _send_payment_views(
