@@ -371,10 +371,10 @@ class Worker:
         self._on_notify(due)
 
     async def _sleep_until(self, next_at: datetime | None) -> None:
-        """Until there is something to claim (a commit that enqueued a job due now, the last
-        running job finished), the next job not due yet becomes due (as the last claim or a
-        later wake-up told) and the window after it has passed, finished jobs have waited the
-        window to be marked done, or the poll interval has passed (leases that expire).
+        """Until there is something to claim (a commit that enqueued a job due now), the next
+        job not due yet becomes due (as the last claim or a later wake-up told) and the window
+        after it has passed, finished jobs (the last one running too) have waited the window
+        to be marked done, or the poll interval has passed (leases that expire).
 
         The window (`job_window_ms`) is what lets jobs that fall due one by one go
         together: at 500 cash-outs a second, a settlement falls due every 2 ms, and
