@@ -18,6 +18,7 @@ run bench/read.py --duration 2 --warmup 1
 run bench/memory.py --requests 2000 --duration 2
 run bench/statements.py
 run bench/cost.py --count 20 --rounds 1 --quiet 1
+run bench/cpu_split.py --duration 2 --warmup 1 --requests 640
 run bench/cash_out.py --duration 2 --warmup 1 --repeats 1 --rounds 1
 run bench/webhook_latency.py --duration 2 --accounts 2
 run bench/webhook_receivers.py --duration 2 --warmup 1
