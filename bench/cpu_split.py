@@ -55,7 +55,7 @@ from _common import (
     warmup_seconds,
     wrk,
 )
-from instructions import _account, _calls
+from instructions import bench_account, operation_call
 
 ONE_ACCOUNT = cash_out.Setup("server, 1 API process, 1 account", workers=1, accounts=1)
 POLL_SECONDS = 0.01
@@ -138,8 +138,8 @@ async def _in_process(url: str, account: dict[str, str], args: argparse.Namespac
     async with build_runtime(settings, url) as rt:
         app = create_app(settings, runtime=rt)  # no lifespan: no worker, no revocation poll
         tune_for_serving()
-        post = await _calls(app, rt, account, "POST /api/pix/cash-out")
-        healthz = await _calls(app, rt, account, "GET /healthz")
+        post = await operation_call(app, rt, account, "POST /api/pix/cash-out")
+        healthz = await operation_call(app, rt, account, "GET /healthz")
         warm = max(1, each // 10)
         await _concurrently(post, callers, warm)
         await _settle_all(rt, callers * warm)
@@ -156,7 +156,7 @@ def in_process(args: argparse.Namespace) -> InProcess:
     url = create_database(args.server, prefix="pixgate_cpu_split")
     try:
         migrate.upgrade(url)
-        account = asyncio.run(_account(url))
+        account = asyncio.run(bench_account(url))
         import uvloop
 
         uvloop.install()  # as `pixgate serve` runs

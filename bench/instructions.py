@@ -97,7 +97,7 @@ async def _asgi(
     return status, b"".join(chunks)
 
 
-async def _account(url: str) -> dict[str, str]:
+async def bench_account(url: str) -> dict[str, str]:
     """An account with its limits out of the way. Made once, before the counted runs: its
     certificate's key generation takes a different number of instructions every time."""
     from pixgate.accounts.service import accounts
@@ -119,7 +119,7 @@ async def _account(url: str) -> dict[str, str]:
     }
 
 
-async def _calls(app: Any, rt: Any, account: dict[str, str], operation: str) -> Call:
+async def operation_call(app: Any, rt: Any, account: dict[str, str], operation: str) -> Call:
     """The operation as a call that asserts its answer."""
     from pixgate.jobs.worker import run_once
 
@@ -181,7 +181,7 @@ async def _child(
         # would follow the run's duration, which valgrind stretches, not the requests.
         app = create_app(settings, runtime=rt)
         tune_for_serving()  # as `pixgate serve` does once the app is built
-        call = await _calls(app, rt, account, operation)
+        call = await operation_call(app, rt, account, operation)
         for _ in range(warmup):
             await call()
         print(WARM, flush=True)
@@ -204,7 +204,7 @@ def child(args: argparse.Namespace) -> int:
         from pixgate.core.db import migrate
 
         migrate.upgrade(args.url)
-        print(json.dumps(asyncio.run(_account(args.url))))
+        print(json.dumps(asyncio.run(bench_account(args.url))))
         return 0
     import uvloop
 
