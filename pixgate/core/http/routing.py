@@ -21,6 +21,7 @@ from starlette.routing import Match
 from starlette.types import Scope
 
 from pixgate.core.http import json_body
+from pixgate.core.http.direct import DirectCall
 from pixgate.core.http.screen import Screen
 
 
@@ -31,6 +32,11 @@ class ExactJsonRequest(Request):
         if not hasattr(self, "_json"):
             self._json = json_body.loads(await self.body())
         return self._json
+
+    def json_read(self) -> Any:
+        """The body as `json` parsed it, if it did (the screen reads every JSON body), else
+        None: whether the body is JSON is not decided here."""
+        return getattr(self, "_json", None)
 
 
 class PixgateRoute(APIRoute):
@@ -63,10 +69,15 @@ class PixgateRoute(APIRoute):
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
         screen = Screen.of(self.dependant, self.body_field, self.form_body_bytes)
+        direct = DirectCall.of(self)
 
         async def exact(request: Request) -> Response:
             exact_request = ExactJsonRequest(request.scope, request.receive)
             await screen.check(exact_request)
+            if direct is not None:
+                inputs = direct.inputs(exact_request, exact_request.json_read())
+                if inputs is not None:
+                    return await direct.call(exact_request, inputs)
             return await handler(exact_request)
 
         return exact
