@@ -7,9 +7,8 @@ parsed as a MIME header, each dependency's own parameter pass). For a cash-out t
 about a quarter of the application's CPU (docs/performance.md, "Operations called
 directly"). The hottest operations need none of its generality: their dependencies take only
 the request (the caller's authentication), their one body is a model, and they answer a
-`Response` they built.
-For such a route, `DirectCall` validates the body with the field FastAPI built for it, runs
-the dependencies in FastAPI's order and calls the endpoint.
+`Response` they built. For such a route, `DirectCall` validates the body with the field
+FastAPI built for it, runs the dependencies in FastAPI's order and calls the endpoint.
 
 What it does not take as given goes to FastAPI's own handler, which answers it as it always
 did: a body that is not an `application/json` document already parsed (by the screen, into
@@ -31,10 +30,14 @@ from fastapi import Request, Response, params
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
+from pixgate.core.http.screen import media_type
+
 if TYPE_CHECKING:
     from fastapi._compat import ModelField
 
 JSON_MEDIA = "application/json"
+"""The one media type called directly: FastAPI reads a body of it as JSON whatever its
+parameters; any other goes to FastAPI's handler."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +94,7 @@ class DirectCall:
             return None
         if self.body is None:
             return {}
-        if parsed is None or not _json_media(request):
+        if parsed is None or media_type(request) != JSON_MEDIA:
             return None
         value, errors = self.body.validate(parsed, {}, loc=("body",))
         return None if errors else {self.body.name: value}
@@ -151,9 +154,3 @@ def _plain_json(body: ModelField) -> bool:
     parameter's name), validated by the parameter's own field."""
     info = body.field_info
     return isinstance(info, params.Body) and info.media_type == JSON_MEDIA and not info.embed
-
-
-def _json_media(request: Request) -> bool:
-    """Exactly `application/json` (parameters aside): FastAPI reads such a body as JSON."""
-    value = request.headers.get("content-type", "")
-    return value.split(";", 1)[0].strip().lower() == JSON_MEDIA

@@ -118,7 +118,13 @@ def _require_json(request: Request) -> str:
     has_body = headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
     if not has_body:
         return ""
-    media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    media = media_type(request)
     if media and media != "application/json" and not media.endswith("+json"):
         raise UnsupportedMediaType(f"Content-Type {media} is not supported; use application/json")
     return media
+
+
+def media_type(request: Request) -> str:
+    """The body's media type as the request names it, lowercased, its parameters aside
+    (`application/json; charset=utf-8` is `application/json`); "" without a Content-Type."""
+    return request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
