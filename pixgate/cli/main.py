@@ -63,6 +63,7 @@ def serve(
     import structlog
     import uvicorn
 
+    from pixgate.cli.http_protocol import HttpProtocol
     from pixgate.core import metrics
     from pixgate.core.logging import configure
     from pixgate.core.settings import Settings
@@ -100,6 +101,7 @@ def serve(
             log_level="warning",
             access_log=False,
             proxy_headers=True,
+            http=HttpProtocol,
             # Then the lifespan stops the in-process worker, which has the same grace for its jobs.
             timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_s),
         )
