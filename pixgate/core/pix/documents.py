@@ -12,6 +12,7 @@ of other scripts, which no settling bank would.
 from __future__ import annotations
 
 import re
+from operator import mul
 from typing import Literal
 
 _CPF = re.compile(r"[0-9]{11}")
@@ -19,8 +20,8 @@ _CNPJ = re.compile(r"[0-9A-Z]{12}[0-9]{2}")
 _CPF_BASE = re.compile(r"[0-9]{9}")
 _CNPJ_BASE = re.compile(r"[0-9A-Z]{12}")
 _SEPARATORS = str.maketrans("", "", ".-/ ")
-_CPF_WEIGHTS = list(range(10, 1, -1))
-_CNPJ_WEIGHTS = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]
+_CPF_WEIGHTS = (10, 9, 8, 7, 6, 5, 4, 3, 2)
+_CNPJ_WEIGHTS = (5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2)
 
 
 def only_document_chars(value: str) -> str:
@@ -51,23 +52,27 @@ def document_kind(value: str) -> Literal["CPF", "CNPJ"] | None:
     return None
 
 
-def _mod11_digit(values: list[int], weights: list[int]) -> int:
-    rest = sum(v * w for v, w in zip(values, weights, strict=True)) % 11
+def _check_digits(base: str, weights: tuple[int, ...], lead: int) -> str:
+    """The two mod-11 check digits of `base`: the first weighs it by `weights`, the second
+    weighs it and the first digit by `lead` followed by `weights`. Each character counts as
+    its code minus 48 (a digit its value, `A` 17)."""
+    values = [ord(c) - 48 for c in base]
+    first = _mod11(sum(map(mul, values, weights)))
+    second = _mod11(lead * values[0] + sum(map(mul, values[1:], weights)) + weights[-1] * first)
+    return f"{first}{second}"
+
+
+def _mod11(total: int) -> int:
+    rest = total % 11
     return 0 if rest < 2 else 11 - rest
 
 
 def _cpf_digits(base9: str) -> str:
-    values = [int(c) for c in base9]
-    first = _mod11_digit(values, _CPF_WEIGHTS)
-    second = _mod11_digit([*values, first], [11, *_CPF_WEIGHTS])
-    return f"{first}{second}"
+    return _check_digits(base9, _CPF_WEIGHTS, 11)
 
 
 def _cnpj_digits(base12: str) -> str:
-    values = [ord(c) - 48 for c in base12]
-    first = _mod11_digit(values, _CNPJ_WEIGHTS)
-    second = _mod11_digit([*values, first], [6, *_CNPJ_WEIGHTS])
-    return f"{first}{second}"
+    return _check_digits(base12, _CNPJ_WEIGHTS, 6)
 
 
 def is_valid_cpf(value: str) -> bool:
