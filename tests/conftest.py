@@ -19,6 +19,7 @@ import httpx
 import pytest
 from alembic.script import ScriptDirectory
 from fastapi import FastAPI
+from hypothesis import settings as hypothesis_settings
 
 from pixgate.accounts.rules.tokens import Revocations
 from pixgate.app import create_app
@@ -30,6 +31,12 @@ from pixgate.runtime import Runtime, build_runtime
 from tests.helpers import empty_database
 from tests.missing_tools import pytest_terminal_summary as pytest_terminal_summary
 from tests.webhooks.receiver import Receiver
+
+hypothesis_settings.register_profile("pixgate", deadline=None)
+hypothesis_settings.load_profile("pixgate")
+"""No example is timed: Hypothesis's default deadline (200 ms an example) is a timed check,
+which a loaded machine can fail (the first example that builds its Unicode tables the
+likeliest), and the suite asserts no time."""
 
 SERVER_URL = os.environ.get(
     "PIXGATE_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
