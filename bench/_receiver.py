@@ -47,6 +47,10 @@ def handler(out: TextIO, *, bodies: bool = False, status: int = 204, hang: bool 
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
+        except asyncio.CancelledError:
+            # the receiver stopping with the connection open ends the handler: re-raised, it
+            # is logged as an error once per connection (Python 3.11's stream server)
+            return
         finally:
             writer.close()
 
