@@ -44,13 +44,15 @@ class CoalescedWrites(asyncio.Transport):
         self.write(b"".join(list_of_data))
 
     def flush(self) -> None:
-        """Write what is held, in one write."""
+        """Write what is held, in one write; dropped if the connection is closing already (its
+        peer gone), where uvloop would raise from the loop's callback instead."""
         if not self._held:
             return
         data = self._held[0] if len(self._held) == 1 else b"".join(self._held)
         self._held.clear()
         self._held_bytes = 0
-        self._transport.write(data)
+        if not self._transport.is_closing():
+            self._transport.write(data)
 
     def close(self) -> None:
         self.flush()

@@ -17,9 +17,13 @@ from tests.processes import serving_process
 class Recorded(asyncio.Transport):
     """A transport that records what is done to it, in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, closing: bool = False) -> None:
         super().__init__()
         self.calls: list[tuple[str, bytes]] = []
+        self.closing = closing
+
+    def is_closing(self) -> bool:
+        return self.closing
 
     def write(self, data: Any) -> None:
         self.calls.append(("write", bytes(data)))
@@ -71,6 +75,16 @@ async def test_a_large_body_is_written_without_waiting_for_the_step_to_end() -> 
     transport.write(b"h")
     transport.write(b"x" * HELD_BYTES)
     assert inner.calls == [("write", b"h" + b"x" * HELD_BYTES)]
+    assert transport.get_write_buffer_size() == 7
+
+
+async def test_what_is_held_for_a_connection_already_closing_is_dropped() -> None:
+    inner = Recorded()
+    transport = CoalescedWrites(inner)
+    transport.write(b"HTTP/1.1 200 OK\r\n\r\n")
+    inner.closing = True  # the peer went away within the step
+    await asyncio.sleep(0)
+    assert inner.calls == []
     assert transport.get_write_buffer_size() == 7
 
 
