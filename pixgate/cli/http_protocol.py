@@ -6,8 +6,9 @@ uvicorn writes a response in two: its head on `http.response.start`, its body on
 nginx or a load generator on the same host, a TCP send also runs the receiver's side of the
 stack in the sender's process, so the second write cost `GET /healthz` a fifth of its CPU
 (docs/performance.md, "A response in one write"). `CoalescedWrites` joins what is written
-within one step of the loop and writes it when the step ends; a response's head and body are
-always written in the same step, since nothing between them waits.
+within one step of the loop and writes it when the step ends. A response's head and body fall
+in the same step whenever nothing between them waits: Starlette sends them in a row, and
+uvicorn waits only while the socket's buffer is full, when one write more matters little.
 """
 
 from __future__ import annotations
