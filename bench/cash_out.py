@@ -39,7 +39,9 @@ gateway, what each shortcut of a tuned harness is worth, and the exactly-once ch
    every pgbench starts right after a CHECKPOINT, so none pays for an earlier run's writes.
 4. Latency at low load: cash-out p50/p99 at 1, 8 and 64 connections beside pgbench TPC-B's
    per-transaction latency at 1, 8 and 64 clients.
-5. After each run, once every job has finished: no payouts.settle job exists twice or ran
+5. `--cpus N`: every run as on a host whose CPU is slower for its disk, the bench, the
+   gateway, wrk, pgbench and the server's processes sharing N CPUs (bench/_slow_host.py).
+6. After each run, once every job has finished: no payouts.settle job exists twice or ran
    twice for one transaction, no transaction has two final-state events, every created
    transaction is final, and `pixgate ledger verify` passes.
 """
@@ -80,6 +82,7 @@ from _common import (
     wrk,
     wrk_auth_env,
 )
+from _slow_host import cpu_limit
 
 from pixgate.core.settings import Settings
 from tests.pgbouncer import MISSING as PGBOUNCER_MISSING
@@ -488,8 +491,23 @@ def main() -> int:
         default=2,
         help="rounds of the harness comparison (forwards, then backwards, ...)",
     )
+    parser.add_argument(
+        "--cpus",
+        type=float,
+        default=None,
+        help="run as on a host whose CPU is slower for its disk: the bench, the gateway, the "
+        "load and the PostgreSQL server share this many CPUs (a cgroup quota; needs root)",
+    )
     args = parser.parse_args()
+    with cpu_limit(args.cpus):
+        return report(args)
+
+
+def report(args: argparse.Namespace) -> int:
+    """Every measurement, its tables and its verdicts; 1 when an exactly-once check failed."""
     print(machine_summary(args.server))
+    if args.cpus is not None:
+        print(f"CPU quota: {args.cpus:g} CPUs for the bench, the gateway and the server")
 
     setups = shipped_setups(args)
     embedded_setup = next((setup for setup in setups if setup.embedded), None)
