@@ -15,10 +15,10 @@ from fastapi.staticfiles import StaticFiles
 from pixgate import openapi
 from pixgate.accounts.service import auth
 from pixgate.core.http import errors
-from pixgate.core.http.head import AnswerHead
+from pixgate.core.http.intake.head import AnswerHead
+from pixgate.core.http.intake.routing import include_flat
 from pixgate.core.http.middleware import RequestContext
 from pixgate.core.http.responses import JSONResponse
-from pixgate.core.http.routing import include_flat
 from pixgate.core.settings import Settings
 from pixgate.jobs.worker import Worker
 from pixgate.routers import API_PIX_ROUTERS, ROUTERS

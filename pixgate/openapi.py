@@ -9,7 +9,7 @@ same facts the request pipeline uses, never per endpoint:
 - error responses: every 4xx/5xx of an operation has its family's model (`errors.ERROR_MODELS`,
   the one `errors.render` answers with; `application/problem+json` in the API Pix, whose
   unauthenticated call is its 403); 400 on every operation (a field error, or U+0000 in
-  any text, `core.http.screen`), 401 where the caller authenticates, 403 where it needs a
+  any text, `core.http.intake.screen`), 401 where the caller authenticates, 403 where it needs a
   scope (`deps.granted`, the scope named), 404 where an API Pix path names an object, 413
   and 415 where a body is read, 404 on sandbox routes (absent outside sandbox mode), 500
   where the provider can be unreachable (the operations that take `X-Sandbox-Scenario`),
@@ -32,7 +32,7 @@ from fastapi.routing import APIRoute
 from pixgate.accounts.routes import deps
 from pixgate.core.http import problems
 from pixgate.core.http.errors import ERROR_MODELS, Family
-from pixgate.core.http.routing import dependency_calls
+from pixgate.core.http.intake.routing import dependency_calls
 
 SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
     "bearerAuth": {

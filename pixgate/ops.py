@@ -16,9 +16,9 @@ from pydantic import Field
 
 from pixgate.accounts.routes.deps import RuntimeDep
 from pixgate.core.errors import DatabaseUnavailable
+from pixgate.core.http.intake.routing import PixgateRoute
 from pixgate.core.http.key_schemas import JsonWebKeySet
 from pixgate.core.http.responses import JSONResponse
-from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import ApiModel
 from pixgate.core.metrics import Families, PoolUsage, Scrape
 from pixgate.jobs import queue as job_rows

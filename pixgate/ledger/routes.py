@@ -8,9 +8,9 @@ from fastapi import APIRouter, Query
 
 from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core.http.error_schemas import ApiError
-from pixgate.core.http.params import Day, Page, PageSize
+from pixgate.core.http.intake.params import Day, Page, PageSize
+from pixgate.core.http.intake.routing import PixgateRoute
 from pixgate.core.http.responses import JSONResponse, exact, show_read
-from pixgate.core.http.routing import PixgateRoute
 from pixgate.ledger.schemas import TransactionPage
 from pixgate.ledger.service import transactions
 

@@ -18,9 +18,9 @@ from fastapi.openapi.models import Example
 from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core.http import rate_limit
 from pixgate.core.http.error_schemas import ApiError
-from pixgate.core.http.params import Page, PageSize
+from pixgate.core.http.intake.params import Page, PageSize
+from pixgate.core.http.intake.routing import PixgateRoute
 from pixgate.core.http.responses import show_read
-from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import Timestamp, iso
 from pixgate.core.masking import mask_header_values
 from pixgate.ledger.public import PageMetadata

@@ -14,7 +14,7 @@ from fastapi.routing import APIRoute
 
 from pixgate.accounts.routes.deps import authenticates
 from pixgate.core.http.errors import Family
-from pixgate.core.http.routing import dependency_calls
+from pixgate.core.http.intake.routing import dependency_calls
 from pixgate.routers import ROUTERS
 from pixgate.runtime import Runtime
 from tests.helpers import SIMPLE_BODY, assert_general_error, bearer, cert_header, make_account

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from pixgate.accounts.service import accounts, balances
-from pixgate.core.http.params import MAX_PAGE
+from pixgate.core.http.intake.params import MAX_PAGE
 from pixgate.ledger.service import transactions
 from pixgate.runtime import Runtime
 from tests.helpers import SIMPLE_BODY, assert_general_error, bearer, cert_header, make_account

@@ -11,9 +11,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.routing import APIRoute, iter_route_contexts
 
-from pixgate.core.http import json_body
 from pixgate.core.http.errors import MAX_VIOLATIONS
-from pixgate.core.http.routing import PixgateRoute
+from pixgate.core.http.intake import json_body
+from pixgate.core.http.intake.routing import PixgateRoute
 from pixgate.runtime import Runtime
 from tests.helpers import bearer, make_account
 

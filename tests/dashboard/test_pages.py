@@ -21,7 +21,7 @@ from fastapi.routing import iter_route_contexts
 from PIL import Image
 
 from pixgate.accounts.service import accounts
-from pixgate.core.http.routing import dependency_calls
+from pixgate.core.http.intake.routing import dependency_calls
 from pixgate.dashboard import routes as dashboard_routes
 from pixgate.dashboard.views import session as sessions
 from pixgate.dashboard.views.forms import sign_in_form, signed_in_form

@@ -16,7 +16,7 @@ from fastapi.routing import APIRoute, iter_route_contexts
 
 from pixgate.accounts.routes.deps import takes_scenario
 from pixgate.charges.service.locations import location_url
-from pixgate.core.http.routing import dependency_calls
+from pixgate.core.http.intake.routing import dependency_calls
 from pixgate.core.pix import brcode
 from pixgate.runtime import Runtime
 from pixgate.sandbox.rules import SYNCHRONOUS

@@ -40,12 +40,12 @@ from pixgate.core.errors import (
     TryAgain,
 )
 from pixgate.core.http import problems
-from pixgate.core.http.allow import allowed_methods
 from pixgate.core.http.error_schemas import ApiError, ErrorEnvelope, Problem, SimpleError
-from pixgate.core.http.json_body import shown_key
+from pixgate.core.http.intake.allow import allowed_methods
+from pixgate.core.http.intake.json_body import shown_key
+from pixgate.core.http.intake.routing import PixgateRoute
 from pixgate.core.http.middleware import new_request_id
 from pixgate.core.http.responses import JSONResponse
-from pixgate.core.http.routing import PixgateRoute
 
 log = structlog.get_logger(__name__)
 

@@ -16,7 +16,7 @@ from pixgate.accounts.public import RuntimeDep, auth, balances
 from pixgate.accounts.public import accounts_service as accounts
 from pixgate.core.errors import InvalidCredentials, NotFound, RateLimited
 from pixgate.core.http import rate_limit
-from pixgate.core.http.allow import declared_methods
+from pixgate.core.http.intake.allow import declared_methods
 from pixgate.dashboard.views import records
 from pixgate.dashboard.views import session as sessions
 from pixgate.dashboard.views.forms import SignedInForm, SignInForm

@@ -12,7 +12,7 @@ POST route of the app that takes neither dependency):
   with a fresh nonce (`render.SignInExpired`), 403.
 
 The body's size was bounded before either runs: the screen of every route
-(`core.http.screen`) refuses a form larger than the route's `form_body_bytes` (413) before
+(`core.http.intake.screen`) refuses a form larger than the route's `form_body_bytes` (413) before
 anything decodes it.
 """
 
@@ -27,7 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pixgate.accounts.public import RuntimeDep
 from pixgate.core.errors import ValidationFailed
-from pixgate.core.http.json_body import NUL_REASON
+from pixgate.core.http.intake.json_body import NUL_REASON
 from pixgate.dashboard.views import session as sessions
 from pixgate.dashboard.views.render import Signed, SignedIn, SignInExpired
 

@@ -28,7 +28,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from pixgate.accounts.public import RuntimeDep, auth
 from pixgate.core.errors import DatabaseUnavailable, PixgateError, TryAgain
 from pixgate.core.http.errors import request_id
-from pixgate.core.http.routing import PixgateRoute
+from pixgate.core.http.intake.routing import PixgateRoute
 from pixgate.dashboard.views import labels, messages
 from pixgate.dashboard.views import session as sessions
 from pixgate.runtime import Runtime

@@ -9,9 +9,9 @@ from fastapi import APIRouter, Query, Request
 from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core.http import rate_limit
 from pixgate.core.http.error_schemas import ApiError
-from pixgate.core.http.params import Page, PageSize
+from pixgate.core.http.intake.params import Page, PageSize
+from pixgate.core.http.intake.routing import PixgateRoute
 from pixgate.core.http.responses import JSONResponse, exact
-from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import Timestamp
 from pixgate.med import service as med
 from pixgate.med.rules import MedStatus, wire

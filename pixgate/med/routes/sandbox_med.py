@@ -9,8 +9,8 @@ from fastapi import APIRouter, Depends, Path
 
 from pixgate.accounts.public import Caller, Scope, granted, sandbox_only
 from pixgate.core.http.error_schemas import ApiError
+from pixgate.core.http.intake.routing import PixgateRoute
 from pixgate.core.http.responses import JSONResponse, exact
-from pixgate.core.http.routing import PixgateRoute
 from pixgate.med import service as med
 from pixgate.med.rules import wire
 from pixgate.med.schemas import MedItem, SandboxMedAnalysis, SandboxMedRequest

@@ -10,8 +10,8 @@ from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core.errors import DuplicateExternalId, ExternalIdConflict
 from pixgate.core.http.error_schemas import ApiError
 from pixgate.core.http.errors import answering
+from pixgate.core.http.intake.routing import PixgateRoute
 from pixgate.core.http.responses import JSONResponse
-from pixgate.core.http.routing import PixgateRoute
 from pixgate.payouts.schemas.cash_out_qrcode import QrCashOutRequest, QrCashOutResponse
 from pixgate.payouts.service import cash_out_qrcode
 

@@ -17,7 +17,7 @@ from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core import errors
 from pixgate.core.http import problems
 from pixgate.core.http.errors import Family, api_pix_route, openapi_responses
-from pixgate.core.http.params import Fim, Inicio, ItensPorPagina, PaginaAtual
+from pixgate.core.http.intake.params import Fim, Inicio, ItensPorPagina, PaginaAtual
 from pixgate.core.http.schemas import Paginacao
 from pixgate.core.timestamps import iso
 from pixgate.refunds import service as refunds

@@ -14,8 +14,8 @@ from fastapi import APIRouter, Path
 from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core import errors
 from pixgate.core.http.errors import Family, openapi_responses
+from pixgate.core.http.intake.routing import PixgateRoute
 from pixgate.core.http.responses import JSONResponse, exact
-from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import iso
 from pixgate.core.money import to_decimal
 from pixgate.refunds import service as refunds

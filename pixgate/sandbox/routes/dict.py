@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pixgate.accounts.public import Caller, Scope, granted, sandbox_only
 from pixgate.core.http.error_schemas import ApiError
-from pixgate.core.http.routing import PixgateRoute
+from pixgate.core.http.intake.routing import PixgateRoute
 from pixgate.core.http.schemas import DOCUMENT, EXAMPLE_CPF, ApiModel, example
 from pixgate.sandbox import service as sandbox
 

@@ -17,8 +17,8 @@ from fastapi import APIRouter, Depends, Path
 from pixgate.accounts.public import Caller, Scope, granted, sandbox_only
 from pixgate.charges.public import charges_service as charges
 from pixgate.core.http.error_schemas import ApiError
+from pixgate.core.http.intake.routing import PixgateRoute
 from pixgate.core.http.responses import JSONResponse, exact
-from pixgate.core.http.routing import PixgateRoute
 from pixgate.core.http.schemas import iso
 from pixgate.core.money import to_decimal
 from pixgate.refunds.public import RefundOutRequest, RefundOutResponse

@@ -12,7 +12,7 @@ from pixgate.accounts.public import Caller, Scope, granted
 from pixgate.core.errors import NotFound, ValidationFailed
 from pixgate.core.http import problems
 from pixgate.core.http.errors import Family, api_pix_route, openapi_responses
-from pixgate.core.http.params import ItensPorPagina, PaginaAtual
+from pixgate.core.http.intake.params import ItensPorPagina, PaginaAtual
 from pixgate.core.http.schemas import AwareTimestamp, Paginacao
 from pixgate.core.pix.keys import MAX_EMAIL
 from pixgate.webhooks.by_key import schemas

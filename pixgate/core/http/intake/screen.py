@@ -29,8 +29,8 @@ from fastapi.params import Form
 from starlette.requests import ClientDisconnect
 
 from pixgate.core.errors import UnsupportedMediaType, ValidationFailed
-from pixgate.core.http import json_body
-from pixgate.core.http.json_body import NUL_REASON
+from pixgate.core.http.intake import json_body
+from pixgate.core.http.intake.json_body import NUL_REASON
 from pixgate.core.http.middleware import BodyTooLarge
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})

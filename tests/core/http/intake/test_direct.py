@@ -16,8 +16,8 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from pydantic import BaseModel
 
-from pixgate.core.http.direct import DirectCall
-from pixgate.core.http.routing import PixgateRoute
+from pixgate.core.http.intake.direct import DirectCall
+from pixgate.core.http.intake.routing import PixgateRoute
 from pixgate.runtime import Runtime
 from tests.helpers import bearer, make_account
 

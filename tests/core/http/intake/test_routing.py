@@ -13,7 +13,7 @@ from fastapi.routing import APIRoute
 from starlette.routing import Match, Mount, Route
 
 from pixgate.accounts.routes.deps import ScenarioScopeCheck, ScopeCheck, get_runtime, sandbox_only
-from pixgate.core.http.routing import PixgateRoute, dependency_calls
+from pixgate.core.http.intake.routing import PixgateRoute, dependency_calls
 from pixgate.routers import API_PIX_ROUTERS, ROUTERS
 
 

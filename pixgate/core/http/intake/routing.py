@@ -20,9 +20,9 @@ from starlette._utils import get_route_path
 from starlette.routing import Match
 from starlette.types import Scope
 
-from pixgate.core.http import json_body
-from pixgate.core.http.direct import DirectCall
-from pixgate.core.http.screen import Screen
+from pixgate.core.http.intake import json_body
+from pixgate.core.http.intake.direct import DirectCall
+from pixgate.core.http.intake.screen import Screen
 
 
 class ExactJsonRequest(Request):

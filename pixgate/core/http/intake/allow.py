@@ -1,5 +1,5 @@
 """The `Allow` header of a 405: every method the path answers, whichever route declares it
-(HEAD wherever GET is, `pixgate.core.http.head`).
+(HEAD wherever GET is, `pixgate.core.http.intake.head`).
 
 Starlette builds `Allow` from the one route that matched the path but not the method, and
 FastAPI declares one route per method: `OPTIONS /cob/x` listed only PUT, though the path
@@ -63,7 +63,7 @@ def _path_methods(request: Request) -> _PathMethods:
 
 
 def _answered(methods: set[str]) -> set[str]:
-    """A route's methods, HEAD with GET (`pixgate.core.http.head`)."""
+    """A route's methods, HEAD with GET (`pixgate.core.http.intake.head`)."""
     return methods | {"HEAD"} if "GET" in methods else methods
 
 

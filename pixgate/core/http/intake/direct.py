@@ -15,7 +15,7 @@ did: a body that is not an `application/json` document already parsed (by the sc
 `ExactJsonRequest`), a body the model refuses, an app with dependency overrides. Its
 refusals come before any dependency runs, so a request handed on has done nothing. A
 dependency's own refusal (401, 403, a sandbox header outside the sandbox) propagates from
-here as it does from FastAPI's pass. `tests/core/http/test_direct.py` holds the two paths to
+here as it does from FastAPI's pass. `tests/core/http/intake/test_direct.py` holds the two paths to
 the same answers.
 """
 
@@ -30,7 +30,7 @@ from fastapi import Request, Response, params
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
-from pixgate.core.http.screen import media_type
+from pixgate.core.http.intake.screen import media_type
 
 if TYPE_CHECKING:
     from fastapi._compat import ModelField
