@@ -676,17 +676,20 @@ class CpuShare:
     database: float
     load: float
     jobs: float = 0.0
+    stolen: float = 0.0
 
     def describe(self) -> str:
         jobs = f", job workers {self.jobs:.2f}" if self.jobs else ""
+        stolen = f"; stolen {self.stolen:.2f}" if self.stolen >= 0.01 else ""
         return (
             f"API {self.api:.2f}{jobs}, PostgreSQL {self.database:.2f}, wrk {self.load:.2f} cores"
+            f"{stolen}"
         )
 
 
 class CpuMeter:
     """CPU seconds of the API processes, the job workers, every postgres process and this
-    bench's finished children (wrk).
+    bench's finished children (wrk), and the host's cores stolen by other guests.
 
     Backends that exit during the measurement are not counted, so the database share is a
     lower bound; the gateway's pool keeps its connections, so in practice little is missed.
@@ -701,6 +704,7 @@ class CpuMeter:
         self._postgres = postgres_seconds()
         self._start = (time.monotonic(), self.gateway.cpu_seconds(), _children_seconds())
         self._jobs = self.gateway.job_cpu_seconds()
+        self._stolen = stolen_seconds()
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -713,7 +717,17 @@ class CpuMeter:
             database=used / elapsed,
             load=(_children_seconds() - load) / elapsed,
             jobs=(self.gateway.job_cpu_seconds() - self._jobs) / elapsed,
+            stolen=(stolen_seconds() - self._stolen) / elapsed,
         )
+
+
+def stolen_seconds() -> float:
+    """CPU time the hypervisor gave to other guests while this one had work (`steal` in
+    /proc/stat, all cores; 0 where the kernel does not count it). A host whose cores are
+    taken away runs the gateway slower while the disk flushes as fast: a run with cores stolen
+    says so beside its verdict."""
+    times = psutil.cpu_times()
+    return float(getattr(times, "steal", 0.0))
 
 
 def postgres_seconds() -> dict[int, float]:

@@ -53,6 +53,7 @@ import asyncio
 import contextlib
 import statistics
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -75,6 +76,7 @@ from _common import (
     pgbench,
     query,
     running,
+    stolen_seconds,
     table,
     verdict,
     wait_for_jobs,
@@ -508,6 +510,7 @@ def report(args: argparse.Namespace) -> int:
     print(machine_summary(args.server))
     if args.cpus is not None:
         print(f"CPU quota: {args.cpus:g} CPUs for the bench, the gateway and the server")
+    started, stolen = time.monotonic(), stolen_seconds()
 
     setups = shipped_setups(args)
     embedded_setup = next((setup for setup in setups if setup.embedded), None)
@@ -649,6 +652,10 @@ def report(args: argparse.Namespace) -> int:
             f"target: at one connection, cash-out p50 <= {LOW_LOAD_TARGET:g} x TPC-B's: "
             f"{low:.2f} -> {verdict(low <= LOW_LOAD_TARGET)}"
         )
+    print(
+        f"cores stolen by the host's other guests over the bench: "
+        f"{(stolen_seconds() - stolen) / (time.monotonic() - started):.2f}"
+    )
     once_ok = all(r.once_ok for r in runs)
     failing = "".join(f"; failed in {r.label!r}" for r in runs if not r.once_ok)
     print(
