@@ -63,10 +63,16 @@ class Receiver:
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
+        """Stop listening and close every connection before returning: a connection left to
+        close later, or over TLS closed politely (waiting for the peer's close_notify), may
+        still be open when the event loop closes after the last test, and its socket is
+        then reported unclosed."""
         assert self._server is not None
         self._server.close()
-        for task in list(self._handlers):
+        handlers = list(self._handlers)
+        for task in handlers:
             task.cancel()
+        await asyncio.gather(*handlers, return_exceptions=True)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._server.wait_closed(), 5)
 
@@ -135,8 +141,12 @@ class Receiver:
                     + payload
                 )
                 await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+        except (ConnectionError, asyncio.IncompleteReadError):
             pass
+        except asyncio.CancelledError:  # `stop`
+            writer.transport.abort()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
         finally:
             self._handlers.discard(task)
             writer.close()
