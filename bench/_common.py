@@ -730,12 +730,16 @@ def stolen_seconds() -> float:
     return float(getattr(times, "steal", 0.0))
 
 
+POSTGRES_NAMES = ("postgres", "postmaster")
+"""The process names of a local PostgreSQL server (its postmaster and every backend)."""
+
+
 def postgres_seconds() -> dict[int, float]:
     """CPU seconds per live postgres process (a process that started meanwhile counts whole)."""
     seconds = {}
     for process in psutil.process_iter(["name", "cpu_times"]):
         times = process.info["cpu_times"]
-        if process.info["name"] in ("postgres", "postmaster") and times is not None:
+        if process.info["name"] in POSTGRES_NAMES and times is not None:
             seconds[process.pid] = times.user + times.system
     return seconds
 

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
+from _common import POSTGRES_NAMES
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 PERIOD_US = 10_000
@@ -61,8 +62,7 @@ class Hierarchy:
 
 def server_processes() -> list[psutil.Process]:
     """The local PostgreSQL server's processes, as bench/_common.py's CPU meter finds them."""
-    names = ("postgres", "postmaster")
-    return [p for p in psutil.process_iter(["name"]) if p.info["name"] in names]
+    return [p for p in psutil.process_iter(["name"]) if p.info["name"] in POSTGRES_NAMES]
 
 
 def move(pid: int, group: Path) -> None:
