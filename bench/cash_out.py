@@ -34,9 +34,9 @@ gateway, what each shortcut of a tuned harness is worth, and the exactly-once ch
    settlement delay 0, limits raised out of the way, wrk with one thread, and all three;
    and the judged configuration through PgBouncer in transaction mode (Debian's, when
    installed; as many server connections as the API process's pool, so that the difference
-   is the pooler's own cost). In `--rounds` rounds (2) that take the list forwards, then
-   backwards. Every measurement and
-   every pgbench starts right after a CHECKPOINT, so none pays for an earlier run's writes.
+   is the pooler's own cost). In `--rounds` rounds (2; 0 skips it) that take the list
+   forwards, then backwards. Every measurement and every pgbench starts right after a
+   CHECKPOINT, so none pays for an earlier run's writes.
 4. Latency at low load: cash-out p50/p99 at 1, 8 and 64 connections beside pgbench TPC-B's
    per-transaction latency at 1, 8 and 64 clients.
 5. `--cpus N`: every run as on a host whose CPU is slower for its disk, the bench, the
@@ -491,7 +491,7 @@ def main() -> int:
         "--rounds",
         type=int,
         default=2,
-        help="rounds of the harness comparison (forwards, then backwards, ...)",
+        help="rounds of the harness comparison (forwards, then backwards, ...); 0 skips it",
     )
     parser.add_argument(
         "--cpus",
@@ -530,7 +530,7 @@ def report(args: argparse.Namespace) -> int:
     one_account = [(s, r) for s, r in zip(setups, shipped, strict=True) if s.accounts == 1]
     hottest = max(one_account, key=lambda pair: pair[1].sustained)[0]
     hot_row_judging = judge(args, replace(hottest, label=f"{hottest.label}, paired"), HOT_ROW)
-    costs = compare_harnesses(args)
+    costs = compare_harnesses(args) if args.rounds else {}
     others = [c for c in LATENCY_CONNECTIONS if c != args.connections]
     by_connections = {args.connections: judged} | {
         c: measure(args, Setup(f"as shipped, {c} connection(s)", connections=c)) for c in others
@@ -569,11 +569,12 @@ def report(args: argparse.Namespace) -> int:
         "after it (x pgbench: the median of the TPC-B baselines)"
     )
     print(throughput_table(hot_row_judging.runs, baseline))
-    print(
-        f"\nwhat the tuned harness changes, one thing at a time, {args.rounds} round(s) in "
-        f"alternating order (sustained cash-outs/s: the lower of req/s and settled/s)"
-    )
-    print(harness_table(costs, baseline))
+    if costs:
+        print(
+            f"\nwhat the tuned harness changes, one thing at a time, {args.rounds} round(s) in "
+            f"alternating order (sustained cash-outs/s: the lower of req/s and settled/s)"
+        )
+        print(harness_table(costs, baseline))
     print("\nlatency at low load: cash-out (as shipped, 10 accounts) beside pgbench TPC-B")
     print(
         table(

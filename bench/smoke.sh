@@ -10,9 +10,11 @@ PYTHON=${PYTHON:-python}
 failed=()
 run() {
     echo "=== $*"
+    local started=$SECONDS
     if ! "$PYTHON" "$@"; then
         failed+=("$1")
     fi
+    echo "=== $1: $((SECONDS - started)) s"
 }
 run bench/read.py --duration 2 --warmup 1
 run bench/memory.py --requests 2000 --duration 2
@@ -21,7 +23,7 @@ run bench/cost.py --count 20 --rounds 1 --quiet 1
 run bench/cpu_split.py --duration 2 --warmup 1 --requests 640
 run bench/cash_out.py --duration 2 --warmup 1 --repeats 1 --rounds 1
 if [ -w /sys/fs/cgroup/cpu/cgroup.procs ] || [ -w /sys/fs/cgroup/cgroup.subtree_control ]; then
-    run bench/cash_out.py --duration 2 --warmup 1 --repeats 1 --rounds 1 --cpus 1 \
+    run bench/cash_out.py --duration 2 --warmup 1 --repeats 1 --rounds 0 --cpus 1 \
         --skip-embedded --max-workers 1 --job-workers 0
 else
     echo "bench/cash_out.py --cpus skipped: no writable cgroup file system (root, cgroup v1 or v2)"
