@@ -154,9 +154,11 @@ class Fleet:
         self.kills: Counter[tuple[str, signal.Signals]] = Counter()
 
     def _spawn(self, *args: str) -> subprocess.Popen[bytes]:
+        # Temporary files in the deployment's directory, removed with it: a SIGKILLed `serve
+        # --workers 2` cannot remove the directory its processes count their metrics in.
         return subprocess.Popen(
             [PIXGATE, *args],
-            env=self.deployment.env,
+            env=self.deployment.env | {"TMPDIR": str(self.deployment.workdir)},
             stdout=self.log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
